@@ -1,0 +1,19 @@
+// Each subcommand lives in its own file and registers itself on the CLI11 app.
+// A command's callback stores its exit status in `CommandContext::exit_code`:
+// 0 success, 1 errors in the input, 2 command-line mistakes (upstream's convention).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace linnet::cli {
+
+struct CommandContext {
+  std::string std_dir;  // --std / LINNET_STD / the project's stdlib
+  int exit_code = 0;
+};
+
+void add_inspect_command(CLI::App& app, CommandContext& context);
+void add_check_command(CLI::App& app, CommandContext& context);
+
+}  // namespace linnet::cli
