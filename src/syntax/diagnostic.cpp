@@ -28,19 +28,15 @@ Diagnostic& Diagnostics::add(Diagnostic diagnostic) {
     overflow_ = std::move(diagnostic);
     return overflow_;
   }
+  if (diagnostic.severity == Severity::Error) ++errors_;
+  if (diagnostic.severity == Severity::Warning) ++warnings_;
   items_.push_back(std::move(diagnostic));
   return items_.back();
 }
 
-size_t Diagnostics::error_count() const {
-  return static_cast<size_t>(std::count_if(items_.begin(), items_.end(),
-                                           [](const Diagnostic& d) { return d.severity == Severity::Error; }));
-}
+size_t Diagnostics::error_count() const { return errors_; }
 
-size_t Diagnostics::warning_count() const {
-  return static_cast<size_t>(std::count_if(items_.begin(), items_.end(),
-                                           [](const Diagnostic& d) { return d.severity == Severity::Warning; }));
-}
+size_t Diagnostics::warning_count() const { return warnings_; }
 
 void Diagnostics::append(const Diagnostics& other) {
   for (const auto& d : other.items_) add(d);

@@ -52,13 +52,20 @@ class Diagnostics {
   // (so hostile input cannot produce unbounded output).
   void set_error_limit(size_t limit) { error_limit_ = limit; }
   size_t suppressed() const { return suppressed_; }
-  void clear() { items_.clear(); suppressed_ = 0; }
+  void clear() {
+    items_.clear();
+    suppressed_ = errors_ = warnings_ = 0;
+  }
   void append(const Diagnostics& other);
 
  private:
   std::vector<Diagnostic> items_;
   size_t error_limit_ = 200;
   size_t suppressed_ = 0;
+  // Counts of the stored items by severity, kept as they are added so that
+  // adding stays O(1) however many diagnostics hostile input produces.
+  size_t errors_ = 0;
+  size_t warnings_ = 0;
   Diagnostic overflow_;
 };
 

@@ -54,4 +54,21 @@ inline float f16_bits_to_float(uint16_t bits) {
 
 inline float round_to_f16(float value) { return f16_bits_to_float(float_to_f16_bits(value)); }
 
+// Narrowing from f64 must round once, not twice (f64 -> f32 -> bf16 can land
+// on a bf16 tie that the f64 value was not on). Rounding to f32 "to odd"
+// first keeps enough information: f32 has more than two bits beyond bf16's
+// and f16's significands, so a second, nearest-even rounding is then exact.
+inline float double_to_float_round_to_odd(double value) {
+  float nearest = static_cast<float>(value);
+  if (static_cast<double>(nearest) == value || value != value) return nearest;
+  uint32_t bits = std::bit_cast<uint32_t>(nearest);
+  // Step back toward zero when the nearest f32 lies beyond the value, so that
+  // `bits` is the truncation; then make its lowest bit 1 (inexact marker).
+  if (std::fabs(static_cast<double>(nearest)) > std::fabs(value)) bits -= 1;
+  return std::bit_cast<float>(bits | 1u);
+}
+
+inline uint16_t double_to_bf16_bits(double value) { return float_to_bf16_bits(double_to_float_round_to_odd(value)); }
+inline uint16_t double_to_f16_bits(double value) { return float_to_f16_bits(double_to_float_round_to_odd(value)); }
+
 }  // namespace linnet::tensor

@@ -1,0 +1,162 @@
+// The values a Linnet program computes with, as the interpreter holds them.
+//
+// A Value is one of:
+// - a tensor of a dtype (a scalar such as `f32` or `bool` is a rank-0 tensor);
+// - a contextual integer or float: a literal, a `Dim` generic, an
+//   unannotated integer `const`, or arithmetic over them. It has no dtype
+//   until it meets one (the other operand, a parameter type, an annotation);
+//   see docs/semantics.md;
+// - a tuple, an optional (`some(v)` / `none`), a struct value or an enum
+//   variant;
+// - a block instance or a sub-block array (values that methods are called on);
+// - a shape literal (`[B, S, H]`), which only shape-taking calls consume;
+// - unit, what a function without a result returns.
+//
+// Values are cheap to copy: tensors are views of shared storage, block
+// instances are shared.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "linnet/syntax/ast.hpp"
+#include "linnet/tensor/tensor.hpp"
+
+namespace linnet::syntax {
+struct Module;
+}
+
+namespace linnet::eval {
+
+using tensor::DType;
+using tensor::Shape;
+using tensor::Tensor;
+
+struct BlockInstance;
+
+// The value of one generic parameter: a dimension, a dtype, or (for a
+// `*S: Shape` pack) a list of dimensions.
+struct GenericValue {
+  enum class Kind { Dim, DType, Shape };
+  Kind kind = Kind::Dim;
+  int64_t dim = 0;
+  DType dtype = DType::F32;
+  Shape shape;
+
+  static GenericValue of_dim(int64_t value);
+  static GenericValue of_dtype(DType value);
+  static GenericValue of_shape(Shape value);
+  // "4096", "bf16", "[2, 3]".
+  std::string to_string() const;
+  bool operator==(const GenericValue& other) const;
+};
+
+// Generic parameter name -> value.
+using GenericBindings = std::map<std::string, GenericValue>;
+
+// "<H = 64, T = f32>".
+std::string describe_bindings(const GenericBindings& bindings);
+
+class Value {
+ public:
+  enum class Kind { Unit, Tensor, Int, Float, Tuple, Optional, Struct, Enum, Block, BlockArray, Shape, String };
+
+  Value() = default;  // unit
+
+  static Value unit() { return Value(); }
+  static Value from_tensor(Tensor tensor);
+  // A rank-0 tensor of `dtype` holding `value` (converted by the cast rules).
+  static Value scalar(DType dtype, tensor::Scalar value);
+  static Value contextual_int(int64_t value);
+  static Value contextual_float(double value);
+  static Value tuple(std::vector<Value> elements);
+  static Value some(Value inner);
+  static Value none();
+  // A struct value: `item` is the declaration, fields in declaration order.
+  static Value structure(const syntax::ast::StructItem* item, GenericBindings generics,
+                         std::vector<std::pair<std::string, Value>> fields);
+  static Value enumeration(const syntax::ast::EnumItem* item, int variant);
+  static Value block(std::shared_ptr<BlockInstance> instance);
+  static Value block_array(std::vector<std::shared_ptr<BlockInstance>> instances);
+  static Value shape_literal(Shape dims);
+  static Value string(std::string text);
+
+  Kind kind() const { return kind_; }
+  bool is_unit() const { return kind_ == Kind::Unit; }
+  bool is_tensor() const { return kind_ == Kind::Tensor; }
+  bool is_contextual() const { return kind_ == Kind::Int || kind_ == Kind::Float; }
+  // A tensor of rank 0: a typed scalar.
+  bool is_scalar_tensor() const { return kind_ == Kind::Tensor && tensor_.rank() == 0; }
+
+  // Accessors; each throws std::logic_error on a value of another kind.
+  const Tensor& tensor() const;
+  int64_t int_value() const;
+  double float_value() const;
+  const std::vector<Value>& elements() const;  // tuple elements
+  bool has_value() const;                      // optional: some
+  const Value& inner() const;                  // optional: the value of some
+  const syntax::ast::StructItem* struct_item() const;
+  const GenericBindings& struct_generics() const;
+  const std::vector<std::pair<std::string, Value>>& fields() const;
+  const Value* field(const std::string& name) const;  // nullptr when absent
+  const syntax::ast::EnumItem* enum_item() const;
+  int variant() const;
+  const std::shared_ptr<BlockInstance>& block() const;
+  const std::vector<std::shared_ptr<BlockInstance>>& blocks() const;
+  const Shape& shape_dims() const;
+  const std::string& text() const;
+
+  // A short description for messages: "f32[2, 3]", "bf16", "integer 3",
+  // "(f32[2], i32)", "some(f32[4])", "block llama::Linear".
+  std::string describe() const;
+
+ private:
+  Kind kind_ = Kind::Unit;
+  Tensor tensor_;
+  int64_t int_ = 0;
+  double float_ = 0.0;
+  std::vector<Value> elements_;  // tuple elements, or the optional's inner value (0 or 1)
+  std::vector<std::pair<std::string, Value>> fields_;
+  GenericBindings generics_;
+  const syntax::ast::StructItem* struct_item_ = nullptr;
+  const syntax::ast::EnumItem* enum_item_ = nullptr;
+  int variant_ = 0;
+  std::shared_ptr<BlockInstance> block_;
+  std::vector<std::shared_ptr<BlockInstance>> blocks_;
+  Shape shape_;
+  std::string text_;
+};
+
+// One instantiated block: its generics, its bound parameters and buffers,
+// its current state, and its sub-blocks. A parent reaches a child's members
+// through `members`; only the block's own methods assign its state.
+struct BlockInstance {
+  const syntax::Module* module = nullptr;  // where the block is declared
+  const syntax::ast::BlockItem* item = nullptr;
+  GenericBindings generics;
+  std::string path;  // "layers.0.attention"; empty for the root
+
+  struct Member {
+    const syntax::ast::MemberItem* item = nullptr;
+    // param/buffer: a tensor, or an optional of one (`T? = none`);
+    // state: a tensor; sub: a block, a block array, or an optional block.
+    Value value;
+  };
+  std::map<std::string, Member> members;
+  std::map<std::string, const syntax::ast::FunctionItem*> methods;
+
+  // "llama::Model<Vocab = 64, ...>".
+  std::string describe() const;
+  // The path of a member: "layers.0.attention.cache_k".
+  std::string member_path(const std::string& member) const;
+  // Sets every state tensor (here and in every sub-block) back to zeros.
+  void reset_state();
+  // A state tensor by its path relative to this block ("layers.0.attention.cache_k");
+  // nullptr when there is no such state member.
+  const Tensor* find_state(const std::string& relative_path) const;
+};
+
+}  // namespace linnet::eval

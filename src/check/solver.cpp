@@ -1,0 +1,698 @@
+// The solver: turns facts into rewrites, whole quotients, linear equalities
+// and order constraints, then answers queries on normal forms.
+#include "linnet/check/solver.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "linnet/check/dim_normalize.hpp"
+#include "linnet/check/dim_text.hpp"
+#include "linnet/check/solver_order.hpp"
+
+namespace linnet::check {
+
+using solver_detail::LinearFact;
+using solver_detail::LinearProver;
+
+namespace {
+
+// Nesting allowed for order proofs that establish the meaning of a monomial
+// (the sign of an atom inside a bound inside the goal).
+constexpr int kOrderDepth = 2;
+// Whole quotients multiplied together to show a term whole.
+constexpr int kIntegralDepth = 3;
+
+struct OrderKey {
+  DimPoly poly;
+  bool strict;
+  bool integer_valued;
+  friend bool operator==(const OrderKey& a, const OrderKey& b) = default;
+};
+
+struct OrderKeyHash {
+  std::size_t operator()(const OrderKey& k) const {
+    return k.poly.hash() * 4 + (k.strict ? 2 : 0) + (k.integer_valued ? 1 : 0);
+  }
+};
+
+
+}  // namespace
+
+struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
+  Facts facts;
+  SolverOptions options;
+  bool make_suggestions = true;
+
+  // What the facts became.
+  std::map<std::string, DimPoly, std::less<>> rewrites;  // symbol := value, idempotent
+  std::vector<std::string> rewrite_notes;
+  std::vector<Term> whole_terms;     // single terms known to be whole numbers
+  std::vector<DimPoly> whole_sums;   // sums known to be whole numbers
+  std::vector<LinearFact> order;     // p >= 0 / p > 0
+  std::vector<DimPoly> equalities;   // p == 0, each with a distinct leading monomial
+  std::vector<DimPoly> disequalities;  // p != 0
+  std::optional<std::string> contradiction;
+
+  mutable std::unordered_map<DimExpr, DimPoly> normal_cache;
+  mutable std::unordered_map<OrderKey, bool, OrderKeyHash> order_cache;
+  mutable std::unordered_map<DimPoly, bool> integral_cache;
+  mutable int depth = kOrderDepth;
+
+  Impl(Facts f, SolverOptions o) : facts(std::move(f)), options(o) { build(); }
+
+  // --- NormalizeContext --------------------------------------------------
+
+  const DimPoly* rewrite(const std::string& symbol) const override {
+    auto it = rewrites.find(symbol);
+    return it == rewrites.end() ? nullptr : &it->second;
+  }
+
+  bool symbol_nonnegative(const std::string& symbol) const override {
+    return facts.signed_symbols().count(symbol) == 0;
+  }
+
+  bool prove_nonnegative(const DimPoly& p, bool strict) const override {
+    return prove_order(p, strict, false);
+  }
+
+  bool is_integral(const DimPoly& p) const override {
+    if (NormalizeContext::is_integral(p)) return true;
+    if (whole_terms.empty() && whole_sums.empty()) return false;
+    auto it = integral_cache.find(p);
+    if (it != integral_cache.end()) return it->second;
+    bool result = integral_sum(p, kIntegralDepth);
+    integral_cache.emplace(p, result);
+    return result;
+  }
+
+  // --- whole numbers -----------------------------------------------------
+
+  // A term is whole if it is an integer multiple of a product of
+  // dimensions, or a whole quotient times a whole term.
+  bool integral_term(const Rational& c, const Monomial& m, int budget) const {
+    if (c.is_integer() && !m.has_negative_exponent()) return true;
+    if (budget == 0) return false;
+    for (const Term& g : whole_terms) {
+      if (integral_term(c / g.coefficient, m / g.monomial, budget - 1)) return true;
+    }
+    return false;
+  }
+
+  bool integral_sum(const DimPoly& p, int budget) const {
+    const Term* stuck = nullptr;
+    for (const Term& t : p.terms()) {
+      if (!integral_term(t.coefficient, t.monomial, kIntegralDepth)) {
+        stuck = &t;
+        break;
+      }
+    }
+    if (!stuck) return true;
+    if (budget == 0) return false;
+    // Take a whole multiple of a whole sum away and look again.
+    for (const DimPoly& g : whole_sums) {
+      for (const Term& s : g.terms()) {
+        Term r{stuck->coefficient / s.coefficient, stuck->monomial / s.monomial};
+        if (!integral_term(r.coefficient, r.monomial, kIntegralDepth)) continue;
+        if (integral_sum(p - g.times(r), budget - 1)) return true;
+      }
+    }
+    return false;
+  }
+
+  // --- order -------------------------------------------------------------
+
+  bool prove_order(const DimPoly& p, bool strict, bool integer_valued) const {
+    if (auto c = p.as_constant()) return strict ? c->sign() > 0 : c->sign() >= 0;
+    if (termwise_nonnegative(p, strict)) return true;
+    if (strict && integer_valued && termwise_nonnegative(p - DimPoly::constant(1), false)) return true;
+    if (depth <= 0) return false;
+    OrderKey key{p, strict, integer_valued};
+    auto it = order_cache.find(key);
+    if (it != order_cache.end()) return it->second;
+    bool result = LinearProver(order, *this).implies(p, strict, integer_valued, depth);
+    if (result || depth == kOrderDepth) order_cache.emplace(std::move(key), result);
+    return result;
+  }
+
+  struct DepthGuard {
+    int& slot;
+    int saved;
+    DepthGuard(int& s, int value) : slot(s), saved(s) { slot = value; }
+    ~DepthGuard() { slot = saved; }
+  };
+
+  bool atom_positive(const DimAtom& atom) const {
+    switch (atom.kind()) {
+      case DimAtom::Kind::Symbol: return prove_order(DimPoly::symbol(atom.name()), true, true);
+      case DimAtom::Kind::Div:  // n >= d >= 0, and d != 0 wherever the atom is defined
+        return prove_order(atom.rhs(), false, false) && prove_order(atom.lhs() - atom.rhs(), false, false);
+      case DimAtom::Kind::Min:
+        return prove_order(atom.lhs(), true, false) && prove_order(atom.rhs(), true, false);
+      case DimAtom::Kind::Max:
+        return prove_order(atom.lhs(), true, false) || prove_order(atom.rhs(), true, false);
+    }
+    return false;
+  }
+
+  void facts_about(const Monomial& m, int at_depth, std::vector<LinearFact>& out) const override {
+    DepthGuard guard(depth, at_depth - 1);
+    DimPoly var = DimPoly::term(1, m);
+    if (monomial_nonnegative(m)) {
+      // A whole, positive product of positive factors is at least 1.
+      bool positive = std::all_of(m.factors().begin(), m.factors().end(),
+                                  [&](const Factor& f) { return atom_positive(*f.atom); });
+      if (positive && is_integral(var)) {
+        out.push_back({var - DimPoly::constant(1), false});
+      } else {
+        out.push_back({var, false});
+      }
+    }
+    // m = x * (m / x) >= m / x when x >= 1 and m / x >= 0: N * M >= M.
+    if (m.degree() >= 2) {
+      for (const Factor& f : m.factors()) {
+        if (f.exponent <= 0) continue;
+        Monomial rest = m / Monomial::of(f.atom);
+        if (monomial_nonnegative(rest) && atom_positive(*f.atom) && is_integral(DimPoly::atom(f.atom))) {
+          out.push_back({var - DimPoly::term(1, rest), false});
+        }
+      }
+    }
+    if (m.factors().size() == 1 && m.factors()[0].exponent == 1) {
+      const DimAtom& atom = *m.factors()[0].atom;
+      if (atom.kind() == DimAtom::Kind::Min) {
+        out.push_back({atom.lhs() - var, false});
+        out.push_back({atom.rhs() - var, false});
+      } else if (atom.kind() == DimAtom::Kind::Max) {
+        out.push_back({var - atom.lhs(), false});
+        out.push_back({var - atom.rhs(), false});
+      }
+    }
+    // d * (n / d) for a single-term d >= 0 and n >= 0 lies in (n - d, n]
+    // (d == 0 leaves the atom undefined, and every claim is about bindings
+    // where the atoms in play are defined).
+    for (const Factor& f : m.factors()) {
+      if (f.atom->kind() != DimAtom::Kind::Div || f.exponent != 1) continue;
+      const DimPoly& n = f.atom->lhs();
+      const DimPoly& d = f.atom->rhs();
+      if (!d.is_single_term()) continue;
+      const Term& dt = d.terms()[0];
+      if (!(m == dt.monomial * Monomial::of(f.atom))) continue;
+      if (!prove_order(d, false, false) || !prove_order(n, false, false)) continue;
+      DimPoly product = var.scaled(dt.coefficient);
+      out.push_back({n - product, false});
+      out.push_back({product - n + d, true});
+    }
+  }
+
+  // --- building from the facts -------------------------------------------
+
+  void clear_caches() {
+    normal_cache.clear();
+    order_cache.clear();
+    integral_cache.clear();
+  }
+
+  void contradict(const Fact& fact, const std::string& why) {
+    if (!contradiction) contradiction = cat({code(fact.relation.to_string()), " ", why});
+  }
+
+  void add_order(DimPoly p, const Fact& fact) {
+    if (auto c = p.as_constant()) {
+      if (c->sign() < 0) contradict(fact, "can never hold");
+      return;
+    }
+    for (const LinearFact& f : order) {
+      if (!f.strict && f.poly == p) return;
+    }
+    order.push_back({std::move(p), false});
+    clear_caches();
+  }
+
+  void add_whole(const DimPoly& q) {
+    if (q.is_zero() || NormalizeContext::is_integral(q)) return;
+    if (q.is_single_term()) {
+      Term t = q.terms()[0];
+      // For a product of dimensions M, (p/r) * M whole with gcd(p, r) == 1
+      // means r divides M: keep the stronger (1/r) * M.
+      if (!t.monomial.has_negative_exponent()) t.coefficient = Rational(1, t.coefficient.den());
+      for (const Term& g : whole_terms) {
+        if (g.coefficient == t.coefficient && g.monomial == t.monomial) return;
+      }
+      whole_terms.push_back(t);
+    } else {
+      if (std::find(whole_sums.begin(), whole_sums.end(), q) != whole_sums.end()) return;
+      whole_sums.push_back(q);
+    }
+    clear_caches();
+  }
+
+  DimPoly reduce(const DimPoly& p) const override {
+    if (equalities.empty()) return p;
+    return reduce_by_rows(p);
+  }
+
+  DimPoly reduce_by_rows(DimPoly p) const {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (const DimPoly& row : equalities) {
+        const Term& pivot = row.terms()[0];
+        for (const Term& t : p.terms()) {
+          if (t.monomial == pivot.monomial) {
+            p = p - row.scaled(t.coefficient / pivot.coefficient);
+            changed = true;
+            break;
+          }
+        }
+      }
+    }
+    return p;
+  }
+
+  void add_equality(DimPoly p, const Fact& fact) {
+    p = reduce_by_rows(std::move(p));
+    if (p.is_zero()) return;
+    if (p.is_constant()) {
+      contradict(fact, "contradicts the other equalities");
+      return;
+    }
+    p = p.scaled(p.terms()[0].coefficient.inverse());
+    for (DimPoly& row : equalities) {
+      for (const Term& t : row.terms()) {
+        if (t.monomial == p.terms()[0].monomial) {
+          row = row - p.scaled(t.coefficient);
+          break;
+        }
+      }
+    }
+    equalities.push_back(std::move(p));
+    clear_caches();
+  }
+
+  // A symbol the equality d == 0 can be solved for: it occurs once, alone,
+  // to the first power. Prefers the side written alone (`H == Blocks * 32`
+  // rewrites H), then a coefficient of +-1.
+  std::optional<std::pair<std::string, Rational>> solvable_symbol(const DimPoly& d, const Relation& r) const {
+    std::vector<std::pair<std::string, Rational>> candidates;
+    for (const Term& t : d.terms()) {
+      if (t.monomial.factors().size() != 1) continue;
+      const Factor& f = t.monomial.factors()[0];
+      if (f.exponent != 1 || f.atom->kind() != DimAtom::Kind::Symbol) continue;
+      if ((d - DimPoly::term(t.coefficient, t.monomial)).symbols().count(f.atom->name())) continue;
+      candidates.emplace_back(f.atom->name(), t.coefficient);
+    }
+    if (candidates.empty()) return std::nullopt;
+    for (const DimExpr* side : {&r.lhs, &r.rhs}) {
+      if (!side->is_symbol()) continue;
+      for (const auto& c : candidates) {
+        if (c.first == side->name()) return c;
+      }
+    }
+    for (const auto& c : candidates) {
+      if (c.second == Rational(1) || c.second == Rational(-1)) return c;
+    }
+    return candidates.front();
+  }
+
+  void orient(const std::string& symbol, const Rational& coefficient, const DimPoly& d, const Fact& fact) {
+    // d = c * s + rest == 0, so s = s - d / c.
+    DimPoly value = DimPoly::symbol(symbol) - d.scaled(coefficient.inverse());
+    rewrites[symbol] = value;
+    Normalizer norm(*this);
+    clear_caches();
+    for (auto& [name, existing] : rewrites) {
+      if (name != symbol) existing = norm.renormalize(existing);
+    }
+    rewrite_notes.push_back(cat({symbol, " := ", value.to_string(), " (from ", code(fact.relation.to_string()), ")"}));
+    add_whole(value);  // it equals a symbol, so it is whole
+    if (symbol_nonnegative(symbol)) add_order(value, fact);
+    clear_caches();
+  }
+
+  void absorb(const Fact& fact) {
+    Normalizer norm(*this);
+    const Relation& r = fact.relation;
+    if (r.is_divisibility()) {
+      const DimExpr& mod = r.lhs.kind() == DimExpr::Kind::Mod ? r.lhs : r.rhs;
+      DimPoly a = norm.normalize(mod.lhs());
+      DimPoly b = norm.normalize(mod.rhs());
+      if (b.is_zero()) {
+        contradict(fact, "divides by zero, so it never holds");
+        return;
+      }
+      DimPoly rest = norm.remainder(a, b);
+      if (auto c = rest.as_constant(); c && !c->is_zero()) {
+        contradict(fact, cat({"can never hold: the remainder is ", c->to_string()}));
+        return;
+      }
+      if (b.is_single_term()) {
+        const Term& bt = b.terms()[0];
+        add_whole(a.times({bt.coefficient.inverse(), bt.monomial.inverse()}));
+      } else if (!rest.is_zero()) {
+        add_equality(rest, fact);
+      }
+      if (options.divisibility_implies_nonzero_divisor && prove_order(b, false, true)) {
+        add_order(b - DimPoly::constant(1), fact);
+      }
+      return;
+    }
+    DimPoly lhs = norm.normalize(r.lhs);
+    DimPoly rhs = norm.normalize(r.rhs);
+    switch (r.op) {
+      case RelOp::Eq: {
+        DimPoly d = lhs - rhs;
+        if (d.is_zero()) return;
+        if (d.is_constant()) {
+          contradict(fact, cat({"can never hold: the sides differ by ", d.constant_term().to_string()}));
+          return;
+        }
+        if (auto s = solvable_symbol(d, r)) {
+          orient(s->first, s->second, d, fact);
+        } else {
+          add_equality(d, fact);
+        }
+        return;
+      }
+      case RelOp::Ne: {
+        DimPoly d = lhs - rhs;
+        if (d.is_zero()) {
+          contradict(fact, "can never hold: both sides are the same");
+        } else if (!d.is_constant() && std::find(disequalities.begin(), disequalities.end(), d) == disequalities.end()) {
+          disequalities.push_back(d);
+        }
+        return;
+      }
+      case RelOp::Le: add_order(rhs - lhs, fact); return;
+      case RelOp::Lt: add_order(rhs - lhs - DimPoly::constant(1), fact); return;
+      case RelOp::Ge: add_order(lhs - rhs, fact); return;
+      case RelOp::Gt: add_order(lhs - rhs - DimPoly::constant(1), fact); return;
+    }
+  }
+
+  void build() {
+    // Two passes: facts stated before the facts they depend on (a
+    // divisibility of `H / Heads` before `H % Heads == 0`) are re-read once
+    // the later ones are known.
+    for (int pass = 0; pass < 2 && !contradiction; ++pass) {
+      for (const Fact& fact : facts.list()) {
+        try {
+          absorb(fact);
+        } catch (const DimArithmeticError&) {
+          // Too large to use exactly: leaving a fact out is sound.
+        }
+        if (contradiction) return;
+      }
+    }
+    try {
+      finish();
+    } catch (const DimArithmeticError&) {
+    }
+  }
+
+  // Brings everything derived up to the final rewrites.
+  void finish() {
+    Normalizer norm(*this);
+    auto stale = [&](const DimPoly& p) {
+      for (const std::string& s : p.symbols()) {
+        if (rewrites.count(s)) return true;
+      }
+      return false;
+    };
+    std::vector<LinearFact> kept;
+    for (const LinearFact& f : order) {
+      DimPoly p = norm.renormalize(f.poly);
+      if (auto c = p.as_constant()) {
+        if (c->sign() < 0 || (f.strict && c->is_zero())) contradiction = "the facts contradict each other";
+        continue;
+      }
+      if (!stale(f.poly)) kept.push_back(f);
+      kept.push_back({p, f.strict});
+    }
+    // Renormalise the whole quotients while the old ones still answer
+    // integrality questions, then replace them.
+    std::vector<DimPoly> renewed;
+    for (const Term& t : whole_terms) renewed.push_back(norm.renormalize(DimPoly::term(t.coefficient, t.monomial)));
+    for (const DimPoly& s : whole_sums) renewed.push_back(norm.renormalize(s));
+    whole_terms.clear();
+    whole_sums.clear();
+    for (const DimPoly& q : renewed) add_whole(q);
+    std::vector<DimPoly> old_rows = std::move(equalities);
+    equalities.clear();
+    Fact derived{eq(0, 0), "derived"};
+    for (const DimPoly& row : old_rows) add_equality(norm.renormalize(row), derived);
+    for (DimPoly& d : disequalities) d = norm.renormalize(d);
+
+    order.clear();
+    for (LinearFact& f : kept) {
+      bool seen = std::any_of(order.begin(), order.end(),
+                              [&](const LinearFact& g) { return g.strict == f.strict && g.poly == f.poly; });
+      if (!seen) order.push_back(std::move(f));
+    }
+    for (const DimPoly& row : equalities) {
+      order.push_back({row, false});
+      order.push_back({-row, false});
+    }
+    clear_caches();
+    // p != 0 with p >= 0 known is p >= 1 (p is whole).
+    for (const DimPoly& d : disequalities) {
+      if (prove_order(d, false, true)) {
+        order.push_back({d - DimPoly::constant(1), false});
+      } else if (prove_order(-d, false, true)) {
+        order.push_back({-d - DimPoly::constant(1), false});
+      }
+      clear_caches();
+    }
+    if (!contradiction && LinearProver(order, *this).contradictory(kOrderDepth)) {
+      contradiction = "the order facts contradict each other";
+    }
+    clear_caches();
+  }
+
+  // --- queries -----------------------------------------------------------
+
+  DimPoly normal(const DimExpr& e) const {
+    auto it = normal_cache.find(e);
+    if (it != normal_cache.end()) return it->second;
+    DimPoly p = reduce(Normalizer(*this).normalize(e));
+    normal_cache.emplace(e, p);
+    return p;
+  }
+
+  bool gcd_excludes_zero(const DimPoly& d) const {
+    Rational constant = d.constant_term();
+    if (constant.is_zero() || !constant.is_integer()) return false;
+    Rational g = 0;
+    for (const Term& t : d.terms()) {
+      if (t.monomial.is_one()) continue;
+      if (!t.coefficient.is_integer() || !is_integral(DimPoly::term(1, t.monomial))) return false;
+      g = Rational::gcd(g, t.coefficient);
+    }
+    if (g.is_zero() || g == Rational(1)) return false;
+    return constant.num() % g.num() != 0;
+  }
+
+  std::pair<Verdict, std::string> equality(const DimPoly& lhs, const DimPoly& rhs) const {
+    DimPoly d = lhs - rhs;
+    if (d.is_zero()) return {Verdict::Proved, "both sides have the same normal form"};
+    DimPoly rd = reduce(d);
+    if (rd.is_zero()) return {Verdict::Proved, "the difference vanishes by the equalities among the facts"};
+    if (auto c = rd.as_constant()) {
+      return {Verdict::Disproved, cat({"the sides always differ by ", c->to_string()})};
+    }
+    if (gcd_excludes_zero(rd)) {
+      return {Verdict::Disproved, cat({"their difference ", code(rd.to_string()), " is never 0 (divisibility)"})};
+    }
+    for (const DimPoly& q : disequalities) {
+      Rational ratio = rd.terms()[0].coefficient / q.terms()[0].coefficient;
+      if (rd == q.scaled(ratio)) return {Verdict::Disproved, "a fact says the sides differ"};
+    }
+    if (prove_order(rd, true, true) || prove_order(-rd, true, true)) {
+      return {Verdict::Disproved, "one side is provably larger than the other"};
+    }
+    if (prove_order(rd, false, true) && prove_order(-rd, false, true)) {
+      return {Verdict::Proved, "each side is at most the other"};
+    }
+    return {Verdict::Unknown, cat({"the normal forms differ by ", code(rd.to_string()), ", and no fact settles it"})};
+  }
+
+  std::pair<Verdict, std::string> ordering(const DimPoly& larger, const DimPoly& smaller, bool strict) const {
+    DimPoly d = larger - smaller;
+    if (prove_order(d, strict, true)) return {Verdict::Proved, "it follows from the facts and dimension signs"};
+    if (prove_order(-d, !strict, true)) return {Verdict::Disproved, "the facts imply the opposite"};
+    return {Verdict::Unknown, "neither it nor its opposite follows from the facts"};
+  }
+
+  ProofResult prove(const Relation& goal) const {
+    ProofResult result;
+    result.goal = goal;
+    if (contradiction) {
+      result.reason = cat({"the facts contradict each other (", *contradiction, ")"});
+      describe_facts(result);
+      return result;
+    }
+    try {
+      result.lhs_normal = normal(goal.lhs);
+      result.rhs_normal = normal(goal.rhs);
+      std::pair<Verdict, std::string> outcome;
+      const DimPoly& l = result.lhs_normal;
+      const DimPoly& r = result.rhs_normal;
+      switch (goal.op) {
+        case RelOp::Eq: outcome = equality(l, r); break;
+        case RelOp::Ne:
+          outcome = equality(l, r);
+          if (outcome.first == Verdict::Proved) {
+            outcome = {Verdict::Disproved, cat({"the sides are equal: ", outcome.second})};
+          } else if (outcome.first == Verdict::Disproved) {
+            outcome.first = Verdict::Proved;
+          }
+          break;
+        case RelOp::Le: outcome = ordering(r, l, false); break;
+        case RelOp::Lt: outcome = ordering(r, l, true); break;
+        case RelOp::Ge: outcome = ordering(l, r, false); break;
+        case RelOp::Gt: outcome = ordering(l, r, true); break;
+      }
+      result.verdict = outcome.first;
+      result.reason = std::move(outcome.second);
+    } catch (const DimArithmeticError& e) {
+      result.verdict = Verdict::Unknown;
+      result.reason = std::string("the arithmetic is too large to decide exactly (") + e.what() + ")";
+    }
+    if (result.verdict != Verdict::Proved) describe_facts(result);
+    if (result.verdict == Verdict::Unknown && make_suggestions) suggest(result);
+    return result;
+  }
+
+  void describe_facts(ProofResult& result) const {
+    for (const Fact& f : facts.list()) {
+      std::string line = code(f.relation.to_string());
+      if (!f.origin.empty()) line += cat({" (", f.origin, ")"});
+      result.facts_searched.push_back(std::move(line));
+    }
+    result.derived = derived();
+  }
+
+  std::vector<std::string> derived() const {
+    std::vector<std::string> out = rewrite_notes;
+    for (const Term& t : whole_terms) {
+      out.push_back(code(DimPoly::term(t.coefficient, t.monomial).to_string()) + " is a whole number");
+    }
+    for (const DimPoly& s : whole_sums) out.push_back(code(s.to_string()) + " is a whole number");
+    for (const DimPoly& row : equalities) out.push_back(code(row.to_string() + " == 0"));
+    for (const DimPoly& d : disequalities) out.push_back(code(d.to_string() + " != 0"));
+    return out;
+  }
+
+  // Does the goal follow once `extra` is added to the facts?
+  bool proves_with(const std::vector<Relation>& extra, const Relation& goal) const {
+    Facts more = facts;
+    for (const Relation& r : extra) more.add(r, "suggested");
+    Impl trial(std::move(more), options);
+    trial.make_suggestions = false;
+    return !trial.contradiction && trial.prove(goal).proved();
+  }
+
+  // Suggests where clauses: the divisibilities that would make the inexact
+  // divisions exact, an order that settles a min or max, or else the goal.
+  void suggest(ProofResult& result) const {
+    const Relation& goal = result.goal;
+    std::vector<Relation> divisibility;
+    std::vector<Relation> orders;
+    if (!goal.is_divisibility()) {
+      DimPoly both = result.lhs_normal - result.rhs_normal;
+      for (const AtomPtr& atom : both.atoms()) {
+        switch (atom->kind()) {
+          case DimAtom::Kind::Div:
+            if (!atom->rhs().is_zero()) divisibility.push_back(eq(atom->lhs().to_expr() % atom->rhs().to_expr(), 0));
+            break;
+          case DimAtom::Kind::Min:
+          case DimAtom::Kind::Max:
+            orders.push_back(le(atom->lhs().to_expr(), atom->rhs().to_expr()));
+            orders.push_back(le(atom->rhs().to_expr(), atom->lhs().to_expr()));
+            break;
+          case DimAtom::Kind::Symbol: break;
+        }
+      }
+    }
+    auto minimise = [&](std::vector<Relation> chosen) {
+      for (std::size_t i = chosen.size(); i-- > 0 && chosen.size() > 1;) {
+        std::vector<Relation> without = chosen;
+        without.erase(without.begin() + std::ptrdiff_t(i));
+        if (proves_with(without, goal)) chosen = std::move(without);
+      }
+      return chosen;
+    };
+    try {
+      if (!divisibility.empty() && proves_with(divisibility, goal)) {
+        result.suggestions = minimise(divisibility);
+        result.suggestions_suffice = true;
+        return;
+      }
+      for (const Relation& o : orders) {
+        std::vector<Relation> chosen = divisibility;
+        chosen.push_back(o);
+        if (proves_with(chosen, goal)) {
+          result.suggestions = minimise(chosen);
+          result.suggestions_suffice = true;
+          return;
+        }
+      }
+      result.suggestions = {goal};
+      result.suggestions_suffice = proves_with({goal}, goal);
+    } catch (const DimArithmeticError&) {
+      result.suggestions = {goal};
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+
+Solver::Solver() : Solver(Facts{}) {}
+
+Solver::Solver(Facts facts, SolverOptions options)
+    : impl_(std::make_unique<Impl>(std::move(facts), options)) {}
+
+Solver::Solver(const Solver& other) : Solver(other.impl_->facts, other.impl_->options) {}
+
+Solver& Solver::operator=(const Solver& other) {
+  if (this != &other) impl_ = std::make_unique<Impl>(other.impl_->facts, other.impl_->options);
+  return *this;
+}
+
+Solver::Solver(Solver&& other) noexcept = default;
+Solver& Solver::operator=(Solver&& other) noexcept = default;
+Solver::~Solver() = default;
+
+const Facts& Solver::facts() const { return impl_->facts; }
+const SolverOptions& Solver::options() const { return impl_->options; }
+const std::optional<std::string>& Solver::contradiction() const { return impl_->contradiction; }
+std::vector<std::string> Solver::derived() const { return impl_->derived(); }
+
+DimPoly Solver::normalize(const DimExpr& e) const { return impl_->normal(e); }
+
+ProofResult Solver::prove(const Relation& relation) const { return impl_->prove(relation); }
+ProofResult Solver::prove_equal(const DimExpr& a, const DimExpr& b) const { return prove(eq(a, b)); }
+ProofResult Solver::prove_divisible(const DimExpr& a, const DimExpr& b) const { return prove(eq(a % b, 0)); }
+ProofResult Solver::prove_nonnegative(const DimExpr& e) const { return prove(ge(e, 0)); }
+ProofResult Solver::prove_positive(const DimExpr& e) const { return prove(gt(e, 0)); }
+
+std::vector<FactCheck> Solver::check_bindings(const Bindings& bindings) const {
+  std::vector<FactCheck> out;
+  for (const Fact& f : impl_->facts.list()) out.push_back({f, f.relation.check(bindings)});
+  return out;
+}
+
+Solver Solver::with_bindings(const Bindings& bindings) const {
+  Facts more = impl_->facts;
+  for (const auto& [name, value] : bindings) {
+    more.add(eq(DimExpr::symbol(name), value), cat({"--bind ", name, "=", std::to_string(value)}));
+  }
+  return Solver(std::move(more), impl_->options);
+}
+
+Solver Solver::with_facts(const Facts& more) const {
+  Facts all = impl_->facts;
+  all.add_all(more);
+  return Solver(std::move(all), impl_->options);
+}
+
+}  // namespace linnet::check

@@ -1,0 +1,289 @@
+// Calls: resolving the callee (a method of the current block, a module
+// item, an imported item, an item of an imported module, a method of a
+// sub-block, the prelude), matching arguments to parameters, binding the
+// generics (explicit, inferred from the arguments, defaults), checking every
+// argument and the result against the declared types, and running the body
+// (or, for an `op`, a native implementation the dispatcher offers).
+#include <algorithm>
+
+#include "evaluator.hpp"
+
+namespace linnet::eval {
+
+std::string Evaluator::function_display_name(const Module* module, const ast::FunctionItem& function,
+                                             const BlockInstance* self) const {
+  if (self != nullptr) return qualified_name(self->module, self->item->name.text) + "." + function.name.text;
+  return qualified_name(module, function.name.text);
+}
+
+Indexed Evaluator::eval_call(const ast::CallExpr& call, Frame& frame) {
+  // What is called.
+  const Module* module = nullptr;
+  const ast::Item* item = nullptr;
+  BlockInstance* self = nullptr;
+  std::string prelude;
+  if (const auto* name = call.callee->as<ast::NameExpr>()) {
+    const std::string& text = name->name.text;
+    if (frame.self != nullptr && frame.self->methods.count(text)) {
+      self = frame.self;
+      module = frame.self->module;
+      item = frame.self->methods.at(text);
+    } else if (auto resolved = find_item(frame.module, text); resolved && resolved->item != nullptr) {
+      module = resolved->module;
+      item = resolved->item;
+    } else if (is_prelude(text) || (frame.kernel != nullptr && (text == "program_id" || text == "load"))) {
+      prelude = text;
+    } else {
+      fail(codes::unknown_symbol, "cannot find function `" + text + "` in this scope", name->span);
+    }
+  } else if (const auto* member = call.callee->as<ast::MemberExpr>()) {
+    const auto* base = member->object->as<ast::NameExpr>();
+    bool through_module = false;
+    if (base != nullptr && find_local(frame, base->name.text) == nullptr &&
+        (frame.self == nullptr || !frame.self->members.count(base->name.text))) {
+      auto resolved = find_item(frame.module, base->name.text);
+      if (resolved && resolved->item == nullptr) {
+        through_module = true;
+        auto found = resolved->module->items.find(member->member.text);
+        if (found == resolved->module->items.end()) {
+          fail(codes::unknown_symbol,
+               "module `" + resolved->module->name + "` has no item `" + member->member.text + "`",
+               member->member.span);
+        }
+        module = resolved->module;
+        item = found->second;
+      }
+    }
+    if (!through_module) {
+      const Value object = eval_value(*member->object, frame);
+      if (object.kind() != Value::Kind::Block) {
+        fail(codes::unknown_member, object.describe() + " has no method `" + member->member.text + "`",
+             member->member.span);
+      }
+      self = object.block().get();
+      auto method = self->methods.find(member->member.text);
+      if (method == self->methods.end()) {
+        fail(codes::unknown_member,
+             "block `" + self->item->name.text + "` has no method `" + member->member.text + "`",
+             member->member.span);
+      }
+      module = self->module;
+      item = method->second;
+    }
+  } else {
+    fail(codes::not_callable, "this expression cannot be called", call.callee->span);
+  }
+
+  if (!prelude.empty()) return call_prelude(prelude, call, frame);
+  if (const auto* structure = item->as<ast::StructItem>()) return {construct_struct(module, *structure, call, frame), {}};
+  const auto* function = item->as<ast::FunctionItem>();
+  if (function == nullptr) {
+    fail(codes::not_callable, "`" + item->name.text + "` is not a function", call.callee->span,
+         item->kind == ast::ItemKind::Kernel ? std::vector<std::string>{"a kernel runs in place of the op naming it"}
+                                             : std::vector<std::string>{});
+  }
+
+  // The arguments; inside index notation some may range over index
+  // variables, and the call is then made on their aligned tensors.
+  std::vector<Indexed> positional;
+  std::vector<std::pair<std::string, Indexed>> named;
+  CallArgs args;
+  for (const ast::Argument& argument : call.arguments) {
+    Indexed value = eval(*argument.value, frame);
+    if (argument.name.empty()) {
+      if (!named.empty()) fail(codes::bad_arguments, "positional arguments come before named ones", argument.span);
+      positional.push_back(std::move(value));
+      args.positional_spans.push_back(argument.value->span);
+    } else {
+      named.push_back({argument.name.text, std::move(value)});
+      args.named_spans.push_back(argument.span);
+    }
+  }
+  std::vector<const Indexed*> all;
+  for (const Indexed& value : positional) all.push_back(&value);
+  for (const auto& entry : named) all.push_back(&entry.second);
+  const std::vector<std::string> order = union_axes(all);
+  auto unwrap = [&](const Indexed& value) {
+    return value.has_axes() ? Value::from_tensor(aligned(value, order)) : value.value;
+  };
+  for (const Indexed& value : positional) args.positional.push_back(unwrap(value));
+  for (const auto& [key, value] : named) args.named.push_back({key, unwrap(value)});
+
+  const std::string display = function_display_name(module, *function, self);
+  GenericBindings preset = bind_explicit_generics(function->generics, call.generic_args, frame, call.span, display);
+  Value result = invoke(module, *function, self, std::move(preset), std::move(args), call.span, !order.empty());
+  if (order.empty()) return {result, {}};
+  if (!result.is_tensor() || result.tensor().rank() != static_cast<int>(order.size())) {
+    fail(codes::invalid_index_expression,
+         "a call on elements inside index notation must return one value per element", call.span,
+         {"it returned " + result.describe()});
+  }
+  return {result, order};
+}
+
+Value Evaluator::invoke(const Module* module, const ast::FunctionItem& function, BlockInstance* self,
+                        GenericBindings preset, CallArgs args, Span call_site, bool lifted) {
+  const std::string display = function_display_name(module, function, self);
+  CallScope scope(*this, calls, display, call_site, options.max_call_depth);
+  Frame callee;
+  callee.module = module;
+  callee.self = self;
+  callee.lifted = lifted;
+  if (self != nullptr) callee.generics = self->generics;
+  for (const auto& [name, value] : preset) callee.generics[name] = value;
+  callee.scopes.emplace_back();
+
+  std::vector<Value> values =
+      bind_arguments(function.params, function.generics, preset, std::move(args), callee, call_site, display);
+  check_where(function.where, callee, call_site, display);
+  for (size_t i = 0; i < function.params.size(); ++i) {
+    declare(callee, function.params[i].name.text, values[i], false);
+  }
+
+  auto check_result = [&](Value result, Span span) {
+    if (!function.result) return Value::unit();
+    return coerce(*function.result, std::move(result), callee, span, "the result of `" + display + "`");
+  };
+
+  if (function.function == ast::FunctionKind::Op) {
+    const std::string qualified = qualified_name(module, function.name.text);
+    if (options.dispatcher) {
+      GenericBindings bound;
+      for (const ast::GenericParam& generic : function.generics) {
+        bound[generic.name.text] = callee.generics.at(generic.name.text);
+      }
+      NativeCall native{function, qualified, bound, values, options.numerics};
+      if (std::optional<Value> result = options.dispatcher->try_native(native)) {
+        ++stats[qualified].native;
+        return check_result(std::move(*result), call_site);
+      }
+    }
+    if (function.kernel && options.run_kernels && options.numerics != NumericsPolicy::Exact) {
+      if (std::optional<Value> result = run_bound_kernel(module, function, callee, values, call_site)) {
+        ++stats[qualified].native;
+        return check_result(std::move(*result), call_site);
+      }
+    }
+    ++stats[qualified].body;
+  }
+
+  exec_statements(function.body.statements, callee);
+  if (!callee.returned) {
+    if (function.result) {
+      fail(codes::missing_return, "`" + display + "` ended without returning a value", function.body.span);
+    }
+    return Value::unit();
+  }
+  return check_result(std::move(callee.result), callee.return_site);
+}
+
+std::vector<Value> Evaluator::bind_arguments(const std::vector<ast::Param>& params,
+                                            const std::vector<ast::GenericParam>& generics,
+                                            const GenericBindings& preset, CallArgs args, Frame& callee,
+                                            Span call_site, const std::string& display) {
+  // Arguments to parameters: positional first, then by name.
+  std::vector<std::optional<Value>> slots(params.size());
+  std::vector<Span> spans(params.size(), call_site);
+  if (args.positional.size() > params.size()) {
+    fail(codes::bad_arguments,
+         "`" + display + "` takes " + std::to_string(params.size()) + " arguments, found " +
+             std::to_string(args.positional.size() + args.named.size()),
+         call_site);
+  }
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    slots[i] = std::move(args.positional[i]);
+    if (i < args.positional_spans.size()) spans[i] = args.positional_spans[i];
+  }
+  for (size_t n = 0; n < args.named.size(); ++n) {
+    const std::string& key = args.named[n].first;
+    const Span span = n < args.named_spans.size() ? args.named_spans[n] : call_site;
+    auto param = std::find_if(params.begin(), params.end(), [&](const ast::Param& p) { return p.name.text == key; });
+    if (param == params.end()) fail(codes::bad_arguments, "`" + display + "` has no parameter `" + key + "`", span);
+    const size_t slot = static_cast<size_t>(param - params.begin());
+    if (slots[slot]) fail(codes::bad_arguments, "parameter `" + key + "` is given twice", span);
+    slots[slot] = std::move(args.named[n].second);
+    spans[slot] = span;
+  }
+
+  // Generics: the explicit ones are bound; infer the rest from the arguments.
+  Inference inference;
+  for (const ast::GenericParam& generic : generics) {
+    if (preset.count(generic.name.text)) continue;
+    // A method's own generic hides a block generic of the same name.
+    callee.generics.erase(generic.name.text);
+    inference.unbound.insert(generic.name.text);
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!slots[i]) continue;
+    inference.failure.clear();
+    if (!unify(*params[i].type, *slots[i], callee, inference)) {
+      const char* code = codes::type_mismatch;
+      if (params[i].type->kind == ast::TypeKind::Tensor && slots[i]->is_tensor()) code = codes::shape_mismatch;
+      fail(code, "argument `" + params[i].name.text + "` of `" + display + "` does not fit its parameter", spans[i],
+           {"parameter type is `" + source_text(params[i].type->span) + "`",
+            "argument is " + slots[i]->describe(), inference.failure});
+    }
+  }
+  resolve_deferred(callee, inference);
+  apply_generic_defaults(generics, callee, call_site, display);
+
+  // Defaults of the parameters not given, then every argument checked.
+  std::vector<Value> values;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!slots[i]) {
+      if (!params[i].default_value) {
+        fail(codes::bad_arguments, "missing argument `" + params[i].name.text + "` in call to `" + display + "`",
+             call_site);
+      }
+      slots[i] = eval_value(*params[i].default_value, callee);
+      spans[i] = params[i].default_value->span;
+    }
+    values.push_back(coerce(*params[i].type, std::move(*slots[i]), callee, spans[i],
+                            "argument `" + params[i].name.text + "` of `" + display + "`"));
+  }
+  return values;
+}
+
+Value Evaluator::construct_struct(const Module* module, const ast::StructItem& item, const ast::CallExpr& call,
+                                  Frame& frame) {
+  Frame fields_frame;
+  fields_frame.module = module;
+  fields_frame.generics = bind_explicit_generics(item.generics, call.generic_args, frame, call.span, item.name.text);
+  std::vector<std::optional<Value>> values(item.fields.size());
+  for (const ast::Argument& argument : call.arguments) {
+    if (argument.name.empty()) {
+      fail(codes::bad_arguments, "the fields of `" + item.name.text + "` are given by name", argument.span);
+    }
+    auto field = std::find_if(item.fields.begin(), item.fields.end(),
+                              [&](const ast::Field& f) { return f.name.text == argument.name.text; });
+    if (field == item.fields.end()) {
+      fail(codes::bad_arguments, "struct `" + item.name.text + "` has no field `" + argument.name.text + "`",
+           argument.name.span);
+    }
+    const size_t slot = static_cast<size_t>(field - item.fields.begin());
+    if (values[slot]) fail(codes::bad_arguments, "field `" + argument.name.text + "` is given twice", argument.span);
+    values[slot] = eval_value(*argument.value, frame);
+  }
+  Inference inference;
+  for (const ast::GenericParam& generic : item.generics) {
+    if (!fields_frame.generics.count(generic.name.text)) inference.unbound.insert(generic.name.text);
+  }
+  for (size_t i = 0; i < item.fields.size(); ++i) {
+    if (!values[i]) {
+      fail(codes::bad_arguments, "field `" + item.fields[i].name.text + "` of `" + item.name.text + "` is missing",
+           call.span);
+    }
+    unify(*item.fields[i].type, *values[i], fields_frame, inference);
+  }
+  resolve_deferred(fields_frame, inference);
+  apply_generic_defaults(item.generics, fields_frame, call.span, item.name.text);
+  std::vector<std::pair<std::string, Value>> fields;
+  for (size_t i = 0; i < item.fields.size(); ++i) {
+    fields.push_back({item.fields[i].name.text,
+                      coerce(*item.fields[i].type, std::move(*values[i]), fields_frame, call.span,
+                             "field `" + item.fields[i].name.text + "` of `" + item.name.text + "`")});
+  }
+  return Value::structure(&item, fields_frame.generics, std::move(fields));
+}
+
+}  // namespace linnet::eval

@@ -1,0 +1,140 @@
+// The public interpreter API: loading a program, instantiating a root
+// block, listing its parameters, and calling entries and module functions.
+#include "linnet/eval/interpreter.hpp"
+
+#include "evaluator.hpp"
+
+namespace linnet::eval {
+
+const char* numerics_policy_name(NumericsPolicy policy) {
+  switch (policy) {
+    case NumericsPolicy::Exact: return "exact";
+    case NumericsPolicy::Equivalent: return "equivalent";
+    case NumericsPolicy::Fast: return "fast";
+  }
+  return "exact";
+}
+
+std::unique_ptr<LoadedProgram> load_program(const std::vector<std::string>& inputs, const std::string& std_dir,
+                                            syntax::Diagnostics& diagnostics) {
+  auto loaded = std::make_unique<LoadedProgram>();
+  loaded->sources = std::make_unique<syntax::SourceManager>();
+  syntax::LoadOptions options;
+  options.inputs = inputs;
+  options.std_dir = std_dir;
+  loaded->program = syntax::load_program(*loaded->sources, options, diagnostics);
+  if (!loaded->program || diagnostics.has_errors()) return nullptr;
+  return loaded;
+}
+
+// ---------------------------------------------------------------- Evaluator entry points
+
+namespace {
+
+CallArgs arguments_of(const EntryInputs& inputs) {
+  CallArgs args;
+  args.positional = inputs.positional;
+  for (const auto& [name, value] : inputs.named) args.named.push_back({name, value});
+  return args;
+}
+
+}  // namespace
+
+std::shared_ptr<BlockInstance> Evaluator::instantiate(std::string_view block, const GenericBindings& generics,
+                                                      ParameterSource& source) {
+  const ResolvedItem found = find_named(block, {ast::ItemKind::Block});
+  const auto& item = found.item->cast<ast::BlockItem>();
+  return instantiate_block(found.module, item, root_generics(found.module, item, generics), "", &source, nullptr, false,
+                           item.name.span);
+}
+
+std::vector<ParameterInfo> Evaluator::parameters(std::string_view block, const GenericBindings& generics) {
+  const ResolvedItem found = find_named(block, {ast::ItemKind::Block});
+  const auto& item = found.item->cast<ast::BlockItem>();
+  std::vector<ParameterInfo> manifest;
+  instantiate_block(found.module, item, root_generics(found.module, item, generics), "", nullptr, &manifest, false,
+                    item.name.span);
+  return manifest;
+}
+
+Value Evaluator::call_entry(BlockInstance& instance, std::string_view entry, const EntryInputs& inputs) {
+  const std::string name(entry);
+  auto method = instance.methods.find(name);
+  if (method == instance.methods.end()) {
+    fail(codes::unknown_member, "block `" + instance.item->name.text + "` has no entry `" + name + "`",
+         instance.item->name.span);
+  }
+  const ast::FunctionItem& function = *method->second;
+  if (function.function != ast::FunctionKind::Entry) {
+    fail(codes::wrong_symbol_kind, "`" + name + "` is a `" + ast::function_kind_spelling(function.function) +
+                                       "`, not an `entry`", function.name.span);
+  }
+  for (const auto& [generic, value] : inputs.generics) {
+    bool declared = false;
+    for (const ast::GenericParam& param : function.generics) declared = declared || param.name.text == generic;
+    if (!declared) fail(codes::bad_input, "entry `" + name + "` has no generic `" + generic + "`", function.name.span);
+  }
+  return invoke(instance.module, function, &instance, inputs.generics, arguments_of(inputs), function.name.span, false);
+}
+
+Value Evaluator::call_function(std::string_view function_name, const EntryInputs& inputs) {
+  const ResolvedItem found = find_named(function_name, {ast::ItemKind::Function, ast::ItemKind::Kernel});
+  const auto& generics_of = [&]() -> const std::vector<ast::GenericParam>& {
+    if (const auto* kernel = found.item->as<ast::KernelItem>()) return kernel->generics;
+    return found.item->cast<ast::FunctionItem>().generics;
+  };
+  for (const auto& [generic, value] : inputs.generics) {
+    bool declared = false;
+    for (const ast::GenericParam& param : generics_of()) declared = declared || param.name.text == generic;
+    if (!declared) {
+      const std::string callee(function_name);
+      fail(codes::bad_input, std::string("`") + callee + "` has no generic `" + generic + "`", found.item->name.span);
+    }
+  }
+  if (const auto* kernel = found.item->as<ast::KernelItem>()) {
+    return run_kernel(found.module, *kernel, inputs.generics, arguments_of(inputs), kernel->name.span);
+  }
+  const auto& function = found.item->cast<ast::FunctionItem>();
+  return invoke(found.module, function, nullptr, inputs.generics, arguments_of(inputs), function.name.span, false);
+}
+
+// ---------------------------------------------------------------- Interpreter
+
+Interpreter::Interpreter(const syntax::Program& program, const syntax::SourceManager& sources, Options options)
+    : evaluator_(std::make_unique<Evaluator>(program, sources, std::move(options))) {}
+
+Interpreter::Interpreter(const LoadedProgram& loaded, Options options)
+    : Interpreter(*loaded.program, *loaded.sources, std::move(options)) {}
+
+Interpreter::~Interpreter() = default;
+
+const Options& Interpreter::options() const { return evaluator_->options; }
+
+void Interpreter::set_numerics(NumericsPolicy policy) { evaluator_->options.numerics = policy; }
+
+std::shared_ptr<BlockInstance> Interpreter::instantiate(std::string_view block, const GenericBindings& generics,
+                                                        ParameterSource& source) {
+  return evaluator_->instantiate(block, generics, source);
+}
+
+std::vector<ParameterInfo> Interpreter::parameters(std::string_view block, const GenericBindings& generics) {
+  return evaluator_->parameters(block, generics);
+}
+
+Value Interpreter::call(BlockInstance& instance, std::string_view entry, const EntryInputs& inputs) {
+  return evaluator_->call_entry(instance, entry, inputs);
+}
+
+Value Interpreter::call_function(std::string_view function, const EntryInputs& inputs) {
+  return evaluator_->call_function(function, inputs);
+}
+
+const ExecutionStats& Interpreter::stats() const { return evaluator_->stats; }
+
+void Interpreter::clear_stats() { evaluator_->stats.clear(); }
+
+std::string Interpreter::render(const EvalError& error) const {
+  return syntax::render_text(error.diagnostic(), evaluator_->sources);
+}
+
+}  // namespace linnet::eval

@@ -1,0 +1,245 @@
+// Statements and control flow: bindings, assignment to `var` locals and to
+// `state` members, `return`, `static for` (unrolled over a sub-block array
+// or an integer range), `while`, and `for` loops and scans.
+#include <functional>
+
+#include "evaluator.hpp"
+
+namespace linnet::eval {
+
+void Evaluator::exec_body(const ast::Body& body, Frame& frame) {
+  ScopeGuard scope(frame);
+  exec_statements(body.statements, frame);
+}
+
+void Evaluator::exec_statements(const std::vector<ast::StmtPtr>& statements, Frame& frame) {
+  for (const ast::StmtPtr& statement : statements) {
+    exec(*statement, frame);
+    if (frame.returned) return;
+  }
+}
+
+void Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
+  switch (stmt.kind) {
+    case ast::StmtKind::Let: {
+      const auto& let = stmt.cast<ast::LetStmt>();
+      Value value = eval_value(*let.value, frame);
+      if (let.type) value = coerce(*let.type, std::move(value), frame, let.value->span, "this `let` binding");
+      bind_pattern(*let.pattern, value, frame, false);
+      return;
+    }
+    case ast::StmtKind::Comprehension: exec_comprehension(stmt.cast<ast::ComprehensionStmt>(), frame); return;
+    case ast::StmtKind::Var: {
+      const auto& var = stmt.cast<ast::VarStmt>();
+      Value value = eval_value(*var.value, frame);
+      if (var.type) {
+        value = coerce(*var.type, std::move(value), frame, var.value->span, "`var " + var.name.text + "`");
+      } else if (value.kind() == Value::Kind::Int) {
+        // An unannotated variable fixes its type now: a literal's default.
+        value = Value::scalar(DType::I64, tensor::Scalar(value.int_value()));
+      } else if (value.kind() == Value::Kind::Float) {
+        value = Value::scalar(DType::F64, tensor::Scalar(value.float_value()));
+      }
+      declare(frame, var.name.text, std::move(value), true);
+      return;
+    }
+    case ast::StmtKind::Assign: exec_assign(stmt.cast<ast::AssignStmt>(), frame); return;
+    case ast::StmtKind::Return: {
+      const auto& ret = stmt.cast<ast::ReturnStmt>();
+      frame.result = ret.value ? eval_value(*ret.value, frame) : Value::unit();
+      frame.return_site = ret.value ? ret.value->span : stmt.span;
+      frame.returned = true;
+      return;
+    }
+    case ast::StmtKind::StaticFor: exec_static_for(stmt.cast<ast::StaticForStmt>(), frame); return;
+    case ast::StmtKind::While: exec_while(stmt.cast<ast::WhileStmt>(), frame); return;
+    case ast::StmtKind::For: run_for(stmt.cast<ast::ForStmt>().loop, frame, stmt.span, false); return;
+    case ast::StmtKind::Yield: {
+      if (frame.yields == nullptr) {
+        fail(codes::misplaced_yield, "`yield` belongs at the end of a `for` scan's body", stmt.span);
+      }
+      frame.yields->push_back(eval_value(*stmt.cast<ast::YieldStmt>().value, frame));
+      return;
+    }
+    case ast::StmtKind::Store: exec_store(stmt.cast<ast::StoreStmt>(), frame); return;
+    case ast::StmtKind::Error: break;
+  }
+  fail(codes::not_implemented, "this statement did not parse and cannot run", stmt.span);
+}
+
+void Evaluator::bind_pattern(const ast::Pattern& pattern, const Value& value, Frame& frame, bool is_var) {
+  switch (pattern.kind) {
+    case ast::PatternKind::Binding:
+      declare(frame, pattern.cast<ast::BindingPattern>().name.text, value, is_var);
+      return;
+    case ast::PatternKind::Tuple: {
+      const auto& elements = pattern.cast<ast::TuplePattern>().elements;
+      if (value.kind() != Value::Kind::Tuple || value.elements().size() != elements.size()) {
+        fail(codes::invalid_pattern,
+             "a pattern of " + std::to_string(elements.size()) + " elements cannot take " + value.describe(),
+             pattern.span);
+      }
+      for (size_t i = 0; i < elements.size(); ++i) bind_pattern(*elements[i], value.elements()[i], frame, is_var);
+      return;
+    }
+    case ast::PatternKind::Some:
+      if (value.kind() != Value::Kind::Optional || !value.has_value()) {
+        fail(codes::invalid_pattern, "pattern `some(...)` does not match " + value.describe(), pattern.span);
+      }
+      bind_pattern(*pattern.cast<ast::SomePattern>().inner, value.inner(), frame, is_var);
+      return;
+    case ast::PatternKind::None:
+      if (value.kind() != Value::Kind::Optional || value.has_value()) {
+        fail(codes::invalid_pattern, "pattern `none` does not match " + value.describe(), pattern.span);
+      }
+      return;
+    case ast::PatternKind::Error: break;
+  }
+  fail(codes::invalid_pattern, "this pattern did not parse", pattern.span);
+}
+
+void Evaluator::check_same_type(const Value& old_value, const Value& new_value, Span span,
+                                const std::string& target) {
+  bool same = old_value.kind() == new_value.kind();
+  if (same && old_value.is_tensor()) {
+    same = old_value.tensor().dtype() == new_value.tensor().dtype() &&
+           old_value.tensor().shape() == new_value.tensor().shape();
+  }
+  if (!same) {
+    fail(codes::assign_changes_type, "assignment would change the type of `" + target + "`", span,
+         {"`" + target + "` is " + old_value.describe(), "the new value is " + new_value.describe()});
+  }
+}
+
+void Evaluator::exec_assign(const ast::AssignStmt& stmt, Frame& frame) {
+  const std::string& target = stmt.target.text;
+  Value value = eval_value(*stmt.value, frame);
+  auto converted = [&](const Value& old_value) {
+    if (value.is_contextual() && old_value.is_scalar_tensor()) {
+      return Value::from_tensor(literal_as(value, old_value.tensor().dtype(), stmt.value->span));
+    }
+    return value;
+  };
+  if (Local* local = find_local(frame, target)) {
+    if (!local->is_var) {
+      fail(codes::assign_immutable, "`" + target + "` is not a `var`; only `var` locals and `state` members change",
+           stmt.target.span);
+    }
+    Value next = converted(local->value);
+    check_same_type(local->value, next, stmt.value->span, target);
+    local->value = std::move(next);
+    return;
+  }
+  if (frame.self != nullptr) {
+    auto member = frame.self->members.find(target);
+    if (member != frame.self->members.end()) {
+      if (member->second.item->member != ast::MemberKind::State) {
+        fail(codes::assign_immutable,
+             "`" + target + "` is a " + ast::member_kind_spelling(member->second.item->member) +
+                 "; only `state` members and `var` locals are assigned",
+             stmt.target.span);
+      }
+      Value next = converted(member->second.value);
+      check_same_type(member->second.value, next, stmt.value->span, target);
+      // A state keeps its own storage: a view of another tensor (a slice of
+      // an input, a broadcast) is copied so later writes see plain values.
+      member->second.value = Value::from_tensor(next.tensor().contiguous());
+      return;
+    }
+  }
+  fail(codes::unknown_symbol, "cannot find `" + target + "` to assign", stmt.target.span);
+}
+
+void Evaluator::exec_static_for(const ast::StaticForStmt& stmt, Frame& frame) {
+  if (stmt.is_range()) {
+    const int64_t start = eval_int(*stmt.iterable, frame, "a `static for` bound");
+    const int64_t stop = eval_int(*stmt.range_stop, frame, "a `static for` bound");
+    for (int64_t i = start; i < stop && !frame.returned; ++i) {
+      ScopeGuard scope(frame);
+      // The loop variable is an i64 value, not a compile-time integer.
+      bind_pattern(*stmt.pattern, Value::scalar(DType::I64, tensor::Scalar(i)), frame, false);
+      exec_statements(stmt.body.statements, frame);
+    }
+    return;
+  }
+  const Value iterable = eval_value(*stmt.iterable, frame);
+  if (iterable.kind() != Value::Kind::BlockArray) {
+    fail(codes::invalid_static_for, "`static for` iterates a sub-block array or a range `a..b`, found " +
+                                        iterable.describe(), stmt.iterable->span);
+  }
+  for (const auto& block : iterable.blocks()) {
+    if (frame.returned) break;
+    ScopeGuard scope(frame);
+    bind_pattern(*stmt.pattern, Value::block(block), frame, false);
+    exec_statements(stmt.body.statements, frame);
+  }
+}
+
+void Evaluator::exec_while(const ast::WhileStmt& stmt, Frame& frame) {
+  int64_t iterations = 0;
+  while (!frame.returned &&
+         scalar_condition(eval_value(*stmt.condition, frame), stmt.condition->span, "the condition of `while`")) {
+    if (++iterations > options.max_loop_iterations) {
+      fail(codes::resource_limit,
+           "this `while` loop ran " + std::to_string(options.max_loop_iterations) + " iterations without stopping",
+           stmt.condition->span);
+    }
+    ScopeGuard scope(frame);
+    exec_statements(stmt.body.statements, frame);
+  }
+}
+
+Value Evaluator::run_for(const ast::ForLoop& loop, Frame& frame, Span span, bool is_scan) {
+  const int64_t start = eval_int(*loop.start, frame, "a `for` bound");
+  const int64_t stop = eval_int(*loop.stop, frame, "a `for` bound");
+  if (stop < start) {
+    fail(codes::invalid_static_for,
+         "`for` runs from " + std::to_string(start) + " to " + std::to_string(stop) + ", which is backwards", span);
+  }
+  std::vector<Value> yields;
+  std::vector<Value>* saved = frame.yields;
+  frame.yields = is_scan ? &yields : nullptr;
+  try {
+    for (int64_t i = start; i < stop && !frame.returned; ++i) {
+      ScopeGuard scope(frame);
+      declare(frame, loop.variable.text, Value::scalar(DType::I64, tensor::Scalar(i)), false);
+      const size_t before = yields.size();
+      exec_statements(loop.body.statements, frame);
+      if (is_scan && yields.size() != before + 1) {
+        fail(codes::misplaced_yield, "each iteration of a `for` scan yields exactly one value", span,
+             {"this iteration yielded " + std::to_string(yields.size() - before)});
+      }
+    }
+  } catch (...) {
+    frame.yields = saved;
+    throw;
+  }
+  frame.yields = saved;
+  if (!is_scan) return Value::unit();
+  if (yields.empty()) {
+    fail(codes::not_implemented, "a `for` scan of no iterations has no element to take its type from", span);
+  }
+
+  // Stacks iteration values along a new leading axis (tuples element-wise).
+  std::function<Value(const std::vector<Value>&)> stack = [&](const std::vector<Value>& values) -> Value {
+    const Value& first = values.front();
+    if (first.kind() == Value::Kind::Tuple) {
+      std::vector<Value> stacked;
+      for (size_t e = 0; e < first.elements().size(); ++e) {
+        std::vector<Value> column;
+        for (const Value& value : values) column.push_back(value.elements()[e]);
+        stacked.push_back(stack(column));
+      }
+      return Value::tuple(std::move(stacked));
+    }
+    std::vector<Tensor> parts;
+    for (const Value& value : values) {
+      check_same_type(first, value, span, "the scanned value");
+      parts.push_back(as_tensor(value, span, "a `for` scan").expand_dims(0));
+    }
+    return Value::from_tensor(tensor::concat(parts, 0));
+  };
+  return stack(yields);
+}
+
+}  // namespace linnet::eval

@@ -1,0 +1,201 @@
+// The MXFP4 expert products (see mxfp4.hpp for what each computes and in
+// which order it accumulates).
+//
+// The slots are grouped by the expert they chose. Each row of a chosen
+// expert is dequantized once into a per-thread buffer and multiplied by the
+// input of every slot that chose the expert, so the packed bytes are read in
+// place, only for chosen experts, and at most once per call.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "linnet/ops/mxfp4.hpp"
+#include "linnet/tensor/half.hpp"
+
+namespace linnet::ops {
+
+namespace {
+
+// Where the input of slot k of row r starts: x + r * row_stride + k * slot_stride.
+struct InputLayout {
+  int64_t row_stride = 0;
+  int64_t slot_stride = 0;  // 0 when the slots of a row share one input
+};
+
+// The documented accumulation order: eight lanes over i mod 8, combined
+// pairwise. `length` is a multiple of 32, so there is no tail.
+float dot_in_lanes(const float* a, const float* b, int64_t length) {
+  float lanes[8] = {};
+  for (int64_t i = 0; i < length; i += 8)
+    for (int lane = 0; lane < 8; ++lane) lanes[lane] += a[i + lane] * b[i + lane];
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+void check_size(const char* op, const char* what, size_t actual, int64_t expected) {
+  if (static_cast<int64_t>(actual) != expected)
+    throw std::invalid_argument(std::string(op) + ": " + what + " holds " + std::to_string(actual) +
+                                " values, expected " + std::to_string(expected));
+}
+
+// a * b for sizes, refusing a product that overflows.
+int64_t size_product(const char* op, int64_t a, int64_t b) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product))
+    throw std::invalid_argument(std::string(op) + ": sizes " + std::to_string(a) + " x " + std::to_string(b) +
+                                " overflow");
+  return product;
+}
+
+void check_choice(const char* op, const Mxfp4Experts& weights, const ExpertChoice& choice) {
+  if (choice.rows < 0 || choice.slots < 0)
+    throw std::invalid_argument(std::string(op) + ": negative routing shape [" + std::to_string(choice.rows) +
+                                ", " + std::to_string(choice.slots) + "]");
+  check_size(op, "experts", choice.experts.size(), size_product(op, choice.rows, choice.slots));
+  for (int64_t row = 0; row < choice.rows; ++row)
+    for (int64_t slot = 0; slot < choice.slots; ++slot) {
+      const int64_t expert = choice.experts[row * choice.slots + slot];
+      if (expert < 0 || expert >= weights.experts)
+        throw std::out_of_range(std::string(op) + ": experts[" + std::to_string(row) + ", " + std::to_string(slot) +
+                                "] is " + std::to_string(expert) + ", outside the " +
+                                std::to_string(weights.experts) + " experts");
+    }
+}
+
+// y[(r * K + k) * Out + o] for every slot (r, k) and output row o, in f32.
+// Everything has been validated by the caller.
+void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout, const ExpertChoice& choice,
+                     float* y) {
+  const int64_t slot_count = choice.rows * choice.slots;
+  const int64_t out_rows = weights.rows;
+  const int64_t length = weights.row_length();
+
+  // Slots ordered by expert (a counting sort): those of expert e are
+  // by_expert[start[e] .. start[e + 1]).
+  std::vector<int64_t> start(weights.experts + 1, 0);
+  for (int64_t slot = 0; slot < slot_count; ++slot) ++start[choice.experts[slot] + 1];
+  for (int64_t expert = 0; expert < weights.experts; ++expert) start[expert + 1] += start[expert];
+  std::vector<int64_t> by_expert(slot_count);
+  std::vector<int64_t> cursor(start.begin(), start.end() - 1);
+  for (int64_t slot = 0; slot < slot_count; ++slot) by_expert[cursor[choice.experts[slot]]++] = slot;
+  std::vector<int64_t> chosen;
+  for (int64_t expert = 0; expert < weights.experts; ++expert)
+    if (start[expert + 1] > start[expert]) chosen.push_back(expert);
+
+  // One work item per (chosen expert, output row).
+  const int64_t items = static_cast<int64_t>(chosen.size()) * out_rows;
+#pragma omp parallel
+  {
+    std::vector<float> row_values(length);
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t item = 0; item < items; ++item) {
+      const int64_t expert = chosen[item / out_rows];
+      const int64_t out_row = item % out_rows;
+      dequantize_mxfp4_row_f32(weights, expert, out_row, row_values);
+      for (int64_t index = start[expert]; index < start[expert + 1]; ++index) {
+        const int64_t slot = by_expert[index];
+        const float* input = x + (slot / choice.slots) * layout.row_stride + (slot % choice.slots) * layout.slot_stride;
+        y[slot * out_rows + out_row] = dot_in_lanes(input, row_values.data(), length);
+      }
+    }
+  }
+}
+
+// R * K * Out, the size of a per-slot result.
+int64_t output_size(const char* op, const ExpertChoice& choice, int64_t out_rows) {
+  return size_product(op, size_product(op, choice.rows, choice.slots), out_rows);
+}
+
+// Validates one call's shapes. `shared` says whether each row has one input
+// ([R, In]) or one per slot ([R, K, In]).
+InputLayout checked_layout(const char* op, const Mxfp4Experts& weights, std::span<const float> x,
+                           const ExpertChoice& choice, bool shared, size_t out_size, int64_t expected_out) {
+  weights.validate();
+  check_choice(op, weights, choice);
+  const int64_t length = weights.row_length();
+  check_size(op, "x", x.size(), size_product(op, choice.rows * (shared ? 1 : choice.slots), length));
+  check_size(op, "the output", out_size, expected_out);
+  return shared ? InputLayout{length, 0} : InputLayout{choice.slots * length, length};
+}
+
+void products_f32(const char* op, const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
+                  bool shared, std::span<float> out) {
+  const int64_t expected = output_size(op, choice, weights.rows);
+  InputLayout layout = checked_layout(op, weights, x, choice, shared, out.size(), expected);
+  expert_products(weights, x.data(), layout, choice, out.data());
+}
+
+void products_bf16(const char* op, const Mxfp4Experts& weights, std::span<const float> x,
+                   const ExpertChoice& choice, bool shared, std::span<uint16_t> out) {
+  const int64_t expected = output_size(op, choice, weights.rows);
+  InputLayout layout = checked_layout(op, weights, x, choice, shared, out.size(), expected);
+  std::vector<float> products(out.size());
+  expert_products(weights, x.data(), layout, choice, products.data());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = tensor::float_to_bf16_bits(products[i]);
+}
+
+// The weighted sum over slots, in f32; `emit` stores out[r, o].
+template <class Emit>
+void combine(const char* op, const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
+             std::span<const float> mixing, size_t out_size, Emit emit) {
+  InputLayout layout =
+      checked_layout(op, weights, x, choice, false, out_size, size_product(op, choice.rows, weights.rows));
+  check_size(op, "weights", mixing.size(), choice.rows * choice.slots);
+  const int64_t out_rows = weights.rows;
+  std::vector<float> products(static_cast<size_t>(output_size(op, choice, out_rows)));
+  expert_products(weights, x.data(), layout, choice, products.data());
+  for (int64_t row = 0; row < choice.rows; ++row)
+    for (int64_t out_row = 0; out_row < out_rows; ++out_row) {
+      float total = 0.0f;
+      for (int64_t slot = 0; slot < choice.slots; ++slot) {
+        const int64_t flat = row * choice.slots + slot;
+        total += mixing[flat] * products[flat * out_rows + out_row];
+      }
+      emit(row * out_rows + out_row, total);
+    }
+}
+
+}  // namespace
+
+void mxfp4_experts_shared_f32(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
+                              std::span<float> out) {
+  products_f32("mxfp4_experts_shared", weights, x, choice, true, out);
+}
+
+void mxfp4_experts_shared_bf16(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
+                               std::span<uint16_t> out) {
+  products_bf16("mxfp4_experts_shared", weights, x, choice, true, out);
+}
+
+void mxfp4_linear_experts_shared_f32(const Mxfp4Experts& weights, std::span<const float> x,
+                                     const ExpertChoice& choice, std::span<float> out) {
+  products_f32("mxfp4_linear_experts_shared", weights, x, choice, true, out);
+}
+
+void mxfp4_linear_experts_shared_bf16(const Mxfp4Experts& weights, std::span<const float> x,
+                                      const ExpertChoice& choice, std::span<uint16_t> out) {
+  products_bf16("mxfp4_linear_experts_shared", weights, x, choice, true, out);
+}
+
+void mxfp4_experts_f32(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
+                       std::span<float> out) {
+  products_f32("mxfp4_experts", weights, x, choice, false, out);
+}
+
+void mxfp4_experts_bf16(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
+                        std::span<uint16_t> out) {
+  products_bf16("mxfp4_experts", weights, x, choice, false, out);
+}
+
+void mxfp4_combine_experts_f32(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
+                               std::span<const float> mixing, std::span<float> out) {
+  combine("mxfp4_combine_experts", weights, x, choice, mixing, out.size(),
+          [&](int64_t index, float value) { out[index] = value; });
+}
+
+void mxfp4_combine_experts_bf16(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
+                                std::span<const float> mixing, std::span<uint16_t> out) {
+  combine("mxfp4_combine_experts", weights, x, choice, mixing, out.size(),
+          [&](int64_t index, float value) { out[index] = tensor::float_to_bf16_bits(value); });
+}
+
+}  // namespace linnet::ops

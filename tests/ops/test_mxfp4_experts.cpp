@@ -1,0 +1,237 @@
+// The MXFP4 expert products against a naive reference: dequantize every
+// expert whole, gather the chosen one, multiply. Random data, fixed seeds.
+#include <catch2/catch.hpp>
+
+#include <omp.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "linnet/ops/mxfp4.hpp"
+#include "linnet/tensor/half.hpp"
+
+using linnet::ops::ExpertChoice;
+using linnet::ops::Mxfp4Experts;
+
+namespace {
+
+struct Shape {
+  int64_t experts, rows, groups;  // E, Out, G
+  int64_t batch, slots;           // R, K
+  uint32_t seed;
+};
+
+// Random packed experts; the last expert is never chosen and holds bytes
+// that dequantize to NaN (scale 255, code 0), so a product that read it
+// would show.
+struct Problem {
+  Shape shape;
+  std::vector<uint8_t> blocks, scales;
+  std::vector<int64_t> experts;     // [R, K]
+  std::vector<float> shared_x;      // [R, In]
+  std::vector<float> per_slot_x;    // [R, K, In]
+  std::vector<float> mixing;        // [R, K]
+  std::vector<float> dequantized;   // [E, Out, In], the reference's weights
+
+  int64_t length() const { return shape.groups * 32; }
+  Mxfp4Experts weights() const {
+    return Mxfp4Experts{blocks, scales, shape.experts, shape.rows, shape.groups};
+  }
+  ExpertChoice choice() const { return ExpertChoice{experts, shape.batch, shape.slots}; }
+};
+
+Problem make_problem(Shape shape) {
+  Problem p{shape, {}, {}, {}, {}, {}, {}, {}};
+  std::mt19937 random(shape.seed);
+  std::uniform_int_distribution<int> any_byte(0, 255), normal_scale(118, 136);
+  std::uniform_int_distribution<int64_t> chosen(0, shape.experts - 2);
+  std::uniform_real_distribution<float> signed_unit(-1.0f, 1.0f), unit(0.0f, 1.0f);
+  const int64_t block_count = shape.experts * shape.rows * shape.groups;
+  const int64_t unused_from = (shape.experts - 1) * shape.rows * shape.groups;
+  for (int64_t b = 0; b < block_count; ++b) {
+    const bool unused = b >= unused_from;
+    p.scales.push_back(static_cast<uint8_t>(unused ? 255 : normal_scale(random)));
+    for (int j = 0; j < 16; ++j) p.blocks.push_back(static_cast<uint8_t>(unused ? 0 : any_byte(random)));
+  }
+  for (int64_t i = 0; i < shape.batch * shape.slots; ++i) p.experts.push_back(chosen(random));
+  if (shape.slots >= 2) p.experts[1] = p.experts[0];  // a row may choose one expert twice
+  for (int64_t i = 0; i < shape.batch * p.length(); ++i) p.shared_x.push_back(signed_unit(random));
+  for (int64_t i = 0; i < shape.batch * shape.slots * p.length(); ++i) p.per_slot_x.push_back(signed_unit(random));
+  for (int64_t i = 0; i < shape.batch * shape.slots; ++i) p.mixing.push_back(unit(random));
+  p.dequantized.resize(static_cast<size_t>(shape.experts * shape.rows * p.length()));
+  linnet::ops::dequantize_mxfp4_f32(p.weights(), p.dequantized);
+  return p;
+}
+
+// The accumulation order mxfp4.hpp documents, written out independently.
+float documented_dot(const float* a, const float* b, int64_t length) {
+  float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t i = 0; i < length; ++i) lanes[i % 8] += a[i] * b[i];
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+// The naive products y[r, k, o] from whole dequantized experts, in the
+// documented f32 order, and (for a sanity bound) in f64.
+struct Reference {
+  std::vector<float> y;
+  std::vector<double> exact;
+  std::vector<double> magnitude;  // sum of |x * w|, the scale of rounding error
+};
+
+Reference reference_products(const Problem& p, bool shared) {
+  const auto& s = p.shape;
+  const int64_t length = p.length();
+  Reference ref;
+  for (int64_t r = 0; r < s.batch; ++r)
+    for (int64_t k = 0; k < s.slots; ++k) {
+      const int64_t expert = p.experts[static_cast<size_t>(r * s.slots + k)];
+      const float* x = shared ? &p.shared_x[static_cast<size_t>(r * length)]
+                              : &p.per_slot_x[static_cast<size_t>((r * s.slots + k) * length)];
+      for (int64_t o = 0; o < s.rows; ++o) {
+        const float* w = &p.dequantized[static_cast<size_t>((expert * s.rows + o) * length)];
+        ref.y.push_back(documented_dot(x, w, length));
+        double exact = 0, magnitude = 0;
+        for (int64_t i = 0; i < length; ++i) {
+          exact += static_cast<double>(x[i]) * w[i];
+          magnitude += std::fabs(static_cast<double>(x[i]) * w[i]);
+        }
+        ref.exact.push_back(exact);
+        ref.magnitude.push_back(magnitude);
+      }
+    }
+  return ref;
+}
+
+std::vector<uint16_t> rounded_to_bf16(const std::vector<float>& values) {
+  std::vector<uint16_t> bits;
+  for (float value : values) bits.push_back(linnet::tensor::float_to_bf16_bits(value));
+  return bits;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::bit_cast<uint32_t>(a[i]) != std::bit_cast<uint32_t>(b[i])) return false;
+  return true;
+}
+
+void check_close_to_exact(const std::vector<float>& y, const Reference& ref) {
+  for (size_t i = 0; i < y.size(); ++i) {
+    REQUIRE(std::isfinite(y[i]));
+    REQUIRE(std::fabs(y[i] - ref.exact[i]) <= 1e-5 * ref.magnitude[i] + 1e-30);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("MXFP4 expert products equal dequantize-then-multiply") {
+  const Shape shape = GENERATE(Shape{5, 24, 3, 7, 3, 1u}, Shape{9, 64, 4, 33, 4, 2u}, Shape{3, 8, 1, 1, 1, 3u});
+  const Problem p = make_problem(shape);
+  const size_t per_slot = static_cast<size_t>(shape.batch * shape.slots * shape.rows);
+  CAPTURE(shape.experts, shape.rows, shape.groups, shape.batch, shape.slots);
+
+  SECTION("mxfp4_experts_shared and mxfp4_linear_experts_shared") {
+    const Reference ref = reference_products(p, true);
+    std::vector<float> y(per_slot), linear_y(per_slot);
+    linnet::ops::mxfp4_experts_shared_f32(p.weights(), p.shared_x, p.choice(), y);
+    linnet::ops::mxfp4_linear_experts_shared_f32(p.weights(), p.shared_x, p.choice(), linear_y);
+    CHECK(same_bits(y, ref.y));
+    CHECK(same_bits(linear_y, ref.y));
+    check_close_to_exact(y, ref);
+
+    std::vector<uint16_t> y_bf16(per_slot), linear_bf16(per_slot);
+    linnet::ops::mxfp4_experts_shared_bf16(p.weights(), p.shared_x, p.choice(), y_bf16);
+    linnet::ops::mxfp4_linear_experts_shared_bf16(p.weights(), p.shared_x, p.choice(), linear_bf16);
+    CHECK(y_bf16 == rounded_to_bf16(ref.y));
+    CHECK(linear_bf16 == rounded_to_bf16(ref.y));
+  }
+
+  SECTION("mxfp4_experts") {
+    const Reference ref = reference_products(p, false);
+    std::vector<float> y(per_slot);
+    linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), y);
+    CHECK(same_bits(y, ref.y));
+    check_close_to_exact(y, ref);
+    std::vector<uint16_t> y_bf16(per_slot);
+    linnet::ops::mxfp4_experts_bf16(p.weights(), p.per_slot_x, p.choice(), y_bf16);
+    CHECK(y_bf16 == rounded_to_bf16(ref.y));
+  }
+
+  SECTION("mxfp4_combine_experts") {
+    const Reference ref = reference_products(p, false);
+    std::vector<float> expected;
+    for (int64_t r = 0; r < shape.batch; ++r)
+      for (int64_t o = 0; o < shape.rows; ++o) {
+        float total = 0.0f;
+        for (int64_t k = 0; k < shape.slots; ++k) {
+          const size_t flat = static_cast<size_t>(r * shape.slots + k);
+          total += p.mixing[flat] * ref.y[flat * static_cast<size_t>(shape.rows) + static_cast<size_t>(o)];
+        }
+        expected.push_back(total);
+      }
+    std::vector<float> out(static_cast<size_t>(shape.batch * shape.rows));
+    linnet::ops::mxfp4_combine_experts_f32(p.weights(), p.per_slot_x, p.choice(), p.mixing, out);
+    CHECK(same_bits(out, expected));
+    std::vector<uint16_t> out_bf16(out.size());
+    linnet::ops::mxfp4_combine_experts_bf16(p.weights(), p.per_slot_x, p.choice(), p.mixing, out_bf16);
+    CHECK(out_bf16 == rounded_to_bf16(expected));
+  }
+
+  SECTION("results do not depend on the number of threads") {
+    std::vector<float> many_threads(per_slot), one_thread(per_slot);
+    linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), many_threads);
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), one_thread);
+    omp_set_num_threads(threads);
+    CHECK(same_bits(many_threads, one_thread));
+  }
+}
+
+TEST_CASE("MXFP4 expert products refuse bad routing and sizes, writing nothing") {
+  const Problem p = make_problem(Shape{4, 8, 2, 3, 2, 7u});
+  const size_t per_slot = 3 * 2 * 8;
+  std::vector<float> out(per_slot, 123.0f);
+
+  std::vector<int64_t> past_end = p.experts;
+  past_end[3] = 4;
+  CHECK_THROWS_AS(linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, ExpertChoice{past_end, 3, 2}, out),
+                  std::out_of_range);
+  std::vector<int64_t> negative = p.experts;
+  negative[0] = -1;
+  CHECK_THROWS_AS(linnet::ops::mxfp4_experts_shared_f32(p.weights(), p.shared_x, ExpertChoice{negative, 3, 2}, out),
+                  std::out_of_range);
+  CHECK(out == std::vector<float>(per_slot, 123.0f));
+
+  try {
+    linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, ExpertChoice{past_end, 3, 2}, out);
+  } catch (const std::out_of_range& error) {
+    CHECK(std::string(error.what()) == "mxfp4_experts: experts[1, 1] is 4, outside the 4 experts");
+  }
+
+  // x of the wrong layout, outputs and weights of the wrong size, a routing shape that disagrees.
+  CHECK_THROWS_AS(linnet::ops::mxfp4_experts_f32(p.weights(), p.shared_x, p.choice(), out), std::invalid_argument);
+  CHECK_THROWS_AS(linnet::ops::mxfp4_experts_shared_f32(p.weights(), p.per_slot_x, p.choice(), out),
+                  std::invalid_argument);
+  std::vector<float> short_out(per_slot - 1);
+  CHECK_THROWS_AS(linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), short_out),
+                  std::invalid_argument);
+  std::vector<float> combined(3 * 8);
+  std::vector<float> short_mixing(5);
+  CHECK_THROWS_AS(
+      linnet::ops::mxfp4_combine_experts_f32(p.weights(), p.per_slot_x, p.choice(), short_mixing, combined),
+      std::invalid_argument);
+  CHECK_THROWS_AS(linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, ExpertChoice{p.experts, 2, 2}, out),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, ExpertChoice{p.experts, -3, -2}, out),
+                  std::invalid_argument);
+
+  // No rows is no work.
+  std::vector<float> nothing;
+  CHECK_NOTHROW(linnet::ops::mxfp4_experts_f32(p.weights(), nothing, ExpertChoice{{}, 0, 2}, nothing));
+}

@@ -1,0 +1,112 @@
+// Storage ownership, alignment, borrowed read-only memory, and the
+// current/peak byte accounting that `--stats` reports.
+#include <catch2/catch.hpp>
+#include <cstdint>
+
+#include "linnet/tensor/allocator.hpp"
+#include "tensor_test_util.hpp"
+
+using namespace tensor_test;
+
+TEST_CASE("owned storage is 64-byte aligned and zeroed on request", "[storage]") {
+  for (int64_t count : {1, 3, 17, 1000}) {
+    const Tensor t = Tensor::zeros(DType::F32, {count});
+    CHECK(reinterpret_cast<uintptr_t>(t.raw_data()) % Storage::kAlignment == 0);
+    for (float v : t.to_vector<float>()) CHECK(v == 0.0f);
+  }
+  const Tensor empty = Tensor::empty(DType::BF16, {0, 4});
+  CHECK(empty.numel() == 0);
+  CHECK(empty.storage()->bytes() == 0);
+}
+
+TEST_CASE("peak bytes follow owned allocations", "[storage]") {
+  reset_peak_bytes();
+  const size_t base = current_bytes();
+  CHECK(peak_bytes() == base);
+  {
+    const Tensor a = Tensor::empty(DType::F32, {256, 1024});  // 1 MiB
+    CHECK(current_bytes() == base + (1u << 20));
+    {
+      const Tensor b = Tensor::empty(DType::BF16, {1024, 1024});  // 2 MiB
+      CHECK(current_bytes() == base + (3u << 20));
+      const Tensor view = b.slice(0, 0, 10);  // views allocate nothing
+      CHECK(current_bytes() == base + (3u << 20));
+    }
+    CHECK(current_bytes() == base + (1u << 20));
+    const Tensor c = Tensor::empty(DType::U8, {1u << 20});
+    CHECK(current_bytes() == base + (2u << 20));
+  }
+  CHECK(current_bytes() == base);
+  CHECK(peak_bytes() == base + (3u << 20));
+  reset_peak_bytes();
+  CHECK(peak_bytes() == base);
+  const MemoryStats stats = memory_stats();
+  CHECK(stats.current_bytes == base);
+  CHECK(stats.allocations > 0);
+}
+
+TEST_CASE("kernel results count toward the peak; borrowed memory does not", "[storage]") {
+  std::vector<float> external(1 << 16, 1.5f);
+  reset_peak_bytes();
+  const size_t base = current_bytes();
+  const Tensor borrowed = Tensor::borrow(DType::F32, {1 << 16}, external.data(), nullptr);
+  CHECK(current_bytes() == base);
+  const Tensor doubled = add(borrowed, borrowed);
+  CHECK(current_bytes() == base + (1u << 18));
+  CHECK(peak_bytes() >= base + (1u << 18));
+  CHECK(doubled.at<float>({100}) == 3.0f);
+}
+
+TEST_CASE("borrowed storage is read-only and keeps its owner alive", "[storage]") {
+  auto owner = std::make_shared<std::vector<int32_t>>(std::vector<int32_t>{1, 2, 3, 4, 5, 6});
+  std::weak_ptr<std::vector<int32_t>> watch = owner;
+  Tensor borrowed = Tensor::borrow(DType::I32, {2, 3}, owner->data(), owner);
+  owner.reset();
+  CHECK_FALSE(watch.expired());  // the tensor holds the memory
+  CHECK_FALSE(borrowed.is_writable());
+  CHECK(borrowed.to_vector<int32_t>() == std::vector<int32_t>{1, 2, 3, 4, 5, 6});
+  CHECK(borrowed.data<int32_t>()[4] == 5);
+  try {
+    borrowed.mutable_data<int32_t>();
+    FAIL("writing into borrowed storage must throw");
+  } catch (const TensorError& error) {
+    CHECK(error.kind() == ErrorKind::ReadOnly);
+  }
+  Tensor view = borrowed.permute({1, 0});
+  const Tensor replacement = Tensor::zeros(DType::I32, {3, 2});
+  CHECK_THROWS_AS(assign(view, replacement), TensorError);
+  // A copy is owned and writable.
+  Tensor copy = borrowed.clone();
+  CHECK(copy.is_writable());
+  copy.mutable_data<int32_t>()[0] = 42;
+  CHECK(borrowed.at<int32_t>({0, 0}) == 1);
+  borrowed = Tensor();
+  CHECK_FALSE(watch.expired());  // the permuted view still shares the storage
+  view = Tensor();
+  CHECK(watch.expired());
+}
+
+TEST_CASE("a borrowed bool buffer may use any nonzero byte for true", "[storage]") {
+  const std::vector<uint8_t> bytes = {0, 1, 2, 255};
+  const Tensor flags = Tensor::borrow(DType::Bool, {4}, bytes.data(), nullptr);
+  CHECK(flags.to_vector<bool>() == std::vector<bool>{false, true, true, true});
+  CHECK(cast(flags, DType::I32).to_vector<int32_t>() == std::vector<int32_t>{0, 1, 1, 1});
+  CHECK(unary(UnaryOp::Not, flags).to_vector<bool>() == std::vector<bool>{true, false, false, false});
+  CHECK(reduce(ReduceOp::All, flags.slice(0, 1, 4), {0}).item().to<bool>());
+}
+
+TEST_CASE("from_storage checks the view fits", "[storage]") {
+  auto storage = Storage::allocate(6 * sizeof(float));
+  const Tensor fits = Tensor::from_storage(storage, DType::F32, {2, 2}, {2, 1}, 2);
+  CHECK(fits.numel() == 4);
+  CHECK_THROWS_AS(Tensor::from_storage(storage, DType::F32, {2, 3}, {3, 1}, 1), TensorError);
+  CHECK_THROWS_AS(Tensor::from_storage(storage, DType::F32, {2}, {1}, -1), TensorError);
+}
+
+TEST_CASE("typed access checks the dtype", "[storage]") {
+  const Tensor t = Tensor::zeros(DType::F32, {2});
+  CHECK_THROWS_AS(t.data<double>(), TensorError);
+  CHECK(t.data<float>() != nullptr);
+  CHECK_THROWS_AS(Tensor().raw_data(), TensorError);
+  CHECK_THROWS_AS(Tensor::from_vector<float>({1, 2, 3}, {2, 2}), TensorError);
+}
