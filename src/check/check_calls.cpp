@@ -2,6 +2,8 @@
 // arguments matched to parameters, generic arguments inferred from the
 // argument types (shape packs included), the callee's `where` clause proved
 // at the call (E2206), and the result type in the caller's terms.
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include <algorithm>
 
 #include "checker_internal.hpp"

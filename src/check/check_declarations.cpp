@@ -1,6 +1,8 @@
 // Declarations: collecting every module's items into scopes, resolving
 // signatures (generics, `where` facts, parameter and member types), and
 // driving the body checks and the recursion check.
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include <algorithm>
 #include <functional>
 

@@ -1,6 +1,8 @@
 // Expressions: literals, names, members, operators, `if`, `match`, tuples,
 // `some`/`none`, and the rules that combine operands (contextual literals,
 // no implicit dtype promotion, provable broadcasting).
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include <cmath>
 #include <limits>
 

@@ -5,6 +5,8 @@
 // comprehension or a reduction every tensor access names all axes: with
 // index variables, which take their domain from the axis they index, a
 // pack index `*s`, or integers (a runtime integer is a gather).
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include <algorithm>
 
 #include "checker_internal.hpp"

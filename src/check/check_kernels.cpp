@@ -4,6 +4,8 @@
 // them only through `load` and writes results only through `store` or an
 // atomic, each result with one kind of write. The launch grid is one to three
 // compile-time integers; `warps(n)` is a power of two.
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include <algorithm>
 
 #include "checker_internal.hpp"

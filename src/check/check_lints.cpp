@@ -2,6 +2,8 @@
 // unused block members (W1003), for the modules the user asked to check.
 // Names beginning with `_` are exempt. Lints are reported only for
 // error-free programs, so `Checker::lint` runs after `check`.
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include "checker_internal.hpp"
 
 namespace linnet::check {

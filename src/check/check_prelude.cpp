@@ -3,6 +3,8 @@
 // `cumsum`), elementwise math, `min`/`max`, shifts and `select`. Each has
 // its own typing rule; the shape ones are where element counts, broadcasts
 // and axes are proved.
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include <algorithm>
 #include <numeric>
 

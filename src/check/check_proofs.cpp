@@ -1,6 +1,8 @@
 // Shape relations proved with the solver, and what a diagnostic says when
 // one cannot be: the relation, where it was needed, the facts searched, and
 // the `where` constraint that would prove it.
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include "checker_internal.hpp"
 
 namespace linnet::check {

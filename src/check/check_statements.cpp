@@ -2,6 +2,8 @@
 // bindings, `var` reassignment and `state` assignment, returns, `static
 // for` over arrays and compile-time ranges, runtime `while` and `for`, and
 // `for` scans that `yield`.
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include "checker_internal.hpp"
 
 namespace linnet::check {

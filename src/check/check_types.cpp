@@ -3,6 +3,8 @@
 // instances and block arrays, with the checks a written type carries
 // (divisors positive, dimensions not negative, `where` clauses of the
 // blocks it instantiates).
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include "checker_internal.hpp"
 
 namespace linnet::check {

@@ -28,6 +28,7 @@
 
 #include "linnet/check/checker.hpp"
 #include "linnet/check/declarations.hpp"
+#include "linnet/check/dim_text.hpp"
 #include "linnet/check/solver.hpp"
 #include "linnet/check/types.hpp"
 #include "linnet/syntax/ast.hpp"
@@ -262,7 +263,8 @@ struct Checker::Impl {
   std::optional<Instance> instantiate(const InstantiateRequest& request);
 };
 
-// "`x`" for names and source snippets in messages.
-inline std::string quoted(std::string_view text) { return "`" + std::string(text) + "`"; }
+// "`x`" for names and source snippets in messages (dim_text.hpp's `code`,
+// which also avoids g++ 12's false -Wrestrict on `"literal" + string`).
+inline std::string quoted(std::string_view text) { return code(text); }
 
 }  // namespace linnet::check

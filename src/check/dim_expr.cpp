@@ -186,9 +186,16 @@ void print(const DimExpr& e, std::string& out) {
   const int right = precedence(e.rhs());
   // Integer + and * are associative, so `a + (b - c)` and `a * (b * c)`
   // print without parentheses; every other same-level right operand keeps them.
+  // A right-hand product regroups only if no division sits on its left
+  // spine: a * (b / c * d) is not a * b / c * d.
+  auto spine_has_division = [](const DimExpr& x) {
+    const DimExpr* cur = &x;
+    while (cur->kind() == K::Mul) cur = &cur->lhs();
+    return cur->kind() == K::Div || cur->kind() == K::Mod;
+  };
   const bool right_regroups =
       (e.kind() == K::Add && (e.rhs().kind() == K::Add || e.rhs().kind() == K::Sub)) ||
-      (e.kind() == K::Mul && e.rhs().kind() == K::Mul);
+      (e.kind() == K::Mul && e.rhs().kind() == K::Mul && !spine_has_division(e.rhs()));
   // `(H / Heads) % 2` keeps its parentheses for the reader, though
   // left-to-right reading would not need them.
   const bool mixed_division =

@@ -140,11 +140,15 @@ std::optional<DimPoly> Normalizer::exact_quotient(const DimPoly& n, const DimPol
   const Term& lead = d.terms()[0];
   DimPoly quotient;
   DimPoly rest = n;
-  for (int step = 0; step < 16 && !rest.is_zero(); ++step) {
-    const Term& r = rest.terms()[0];
-    Term t{r.coefficient / lead.coefficient, r.monomial / lead.monomial};
-    quotient = quotient + DimPoly::term(t.coefficient, t.monomial);
-    rest = rest - d.times(t);
+  try {
+    for (int step = 0; step < 16 && !rest.is_zero(); ++step) {
+      const Term& r = rest.terms()[0];
+      Term t{r.coefficient / lead.coefficient, r.monomial / lead.monomial};
+      quotient = quotient + DimPoly::term(t.coefficient, t.monomial);
+      rest = rest - d.times(t);
+    }
+  } catch (const DimArithmeticError&) {
+    return std::nullopt;  // a division that does not end shrinks its coefficients without bound
   }
   if (rest.is_zero() && context_.is_integral(quotient)) return quotient;
   return std::nullopt;
@@ -220,6 +224,14 @@ DimPoly Normalizer::opaque_division(const DimPoly& n, const DimPoly& d) const {
   Term factor{g.inverse(), common.inverse()};
   DimPoly n2 = n.times(factor);
   DimPoly d2 = d.times(factor);
+  // What cancelling leaves may be decidable: c / (2 * c) is 1 / 2, so 0.
+  if (n2.is_constant() && d2.is_constant()) {
+    return DimPoly::constant(Rational((n2.constant_term() / d2.constant_term()).trunc()));
+  }
+  if (auto q = exact_quotient(n2, d2)) return *q;
+  if (!(n2 == n) && context_.prove_nonnegative(n2, false) && context_.prove_nonnegative(d2 - n2, true)) {
+    return DimPoly();
+  }
   return DimPoly::atom(DimAtom::make(DimAtom::Kind::Div, std::move(n2), std::move(d2)));
 }
 
@@ -258,7 +270,10 @@ DimPoly Normalizer::extremum(DimAtom::Kind kind, const DimPoly& a_in, const DimP
   DimPoly common = DimPoly::from_terms(std::move(shared));
   DimPoly x = a - common;
   DimPoly y = b - common;
+  // Only a whole content comes out: a fractional one would leave a
+  // division whose exactness only the facts know.
   Rational g = Rational::gcd(x.content(), y.content());
+  if (!g.is_integer()) g = 1;
   x = x.scaled(g.inverse());
   y = y.scaled(g.inverse());
   if (compare(y, x) < 0) std::swap(x, y);  // min and max are symmetric

@@ -72,7 +72,7 @@ Monomial Monomial::of(AtomPtr atom, int exponent) {
 }
 
 void Monomial::rehash() {
-  std::size_t h = 0x51ed;
+  std::size_t h = kEmptyHash;
   for (const Factor& f : factors_) h = mix(mix(h, f.atom->hash()), std::size_t(f.exponent));
   hash_ = h;
 }
@@ -171,7 +171,7 @@ int compare(const Monomial& a, const Monomial& b) {
 // Polynomials
 
 void DimPoly::rehash() {
-  std::size_t h = 0x7a11;
+  std::size_t h = kZeroHash;
   for (const Term& t : terms_) h = mix(mix(h, t.monomial.hash()), t.coefficient.hash());
   hash_ = h;
 }
@@ -341,8 +341,8 @@ struct Summand {
   DimExpr magnitude;
 };
 
-DimExpr product_of(const Monomial& m) {
-  std::optional<DimExpr> out;
+// The product, built left to right: `6 * (x / y) * z`.
+DimExpr product_of(std::optional<DimExpr> out, const Monomial& m) {
   for (const Factor& f : m.factors()) {
     for (int k = 0; k < f.exponent; ++k) {
       DimExpr atom = f.atom->to_expr();
@@ -356,8 +356,7 @@ DimExpr product_of(const Monomial& m) {
 DimExpr magnitude_of(std::int64_t coefficient, const Monomial& numerator) {
   std::int64_t c = coefficient < 0 ? -coefficient : coefficient;
   if (numerator.is_one()) return DimExpr(c);
-  DimExpr product = product_of(numerator);
-  return c == 1 ? product : DimExpr(c) * product;
+  return product_of(c == 1 ? std::nullopt : std::optional<DimExpr>(DimExpr(c)), numerator);
 }
 
 DimExpr sum_of(const std::vector<Summand>& items) {
@@ -460,10 +459,11 @@ DimExpr DimPoly::to_expr() const {
       summands.insert(summands.end(), g.numerators.begin(), g.numerators.end());
       continue;
     }
-    DimExpr den = product_of(g.monomial_den);
-    if (g.coefficient_den != 1) {
-      den = g.monomial_den.is_one() ? DimExpr(g.coefficient_den) : DimExpr(g.coefficient_den) * den;
-    }
+    DimExpr den = g.monomial_den.is_one()
+                      ? DimExpr(g.coefficient_den)
+                      : product_of(g.coefficient_den == 1 ? std::nullopt
+                                                          : std::optional<DimExpr>(DimExpr(g.coefficient_den)),
+                                   g.monomial_den);
     bool all_negative = std::all_of(g.numerators.begin(), g.numerators.end(),
                                     [](const Summand& s) { return s.negative; });
     std::vector<Summand> numerators = g.numerators;

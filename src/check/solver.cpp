@@ -21,6 +21,8 @@ namespace {
 constexpr int kOrderDepth = 2;
 // Whole quotients multiplied together to show a term whole.
 constexpr int kIntegralDepth = 3;
+// Min/max atoms an order proof may split into cases (2^n eliminations).
+constexpr int kCaseSplits = 3;
 
 struct OrderKey {
   DimPoly poly;
@@ -55,7 +57,8 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
 
   mutable std::unordered_map<DimExpr, DimPoly> normal_cache;
   mutable std::unordered_map<OrderKey, bool, OrderKeyHash> order_cache;
-  mutable std::unordered_map<DimPoly, bool> integral_cache;
+  mutable std::unordered_map<DimPoly, bool> integral_cache;  // is_integral, by polynomial
+  mutable std::unordered_map<DimPoly, bool> term_cache;      // integral_term, by term
   mutable int depth = kOrderDepth;
 
   Impl(Facts f, SolverOptions o) : facts(std::move(f)), options(o) { build(); }
@@ -88,14 +91,31 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
   // --- whole numbers -----------------------------------------------------
 
   // A term is whole if it is an integer multiple of a product of
-  // dimensions, or a whole quotient times a whole term.
+  // dimensions, or a whole quotient times a whole term. The search only
+  // divides by quotients whose numerator the term contains (H * KvHeads^-1
+  // by H * Heads^-1, leaving Heads * KvHeads^-1), which keeps it small.
   bool integral_term(const Rational& c, const Monomial& m, int budget) const {
     if (c.is_integer() && !m.has_negative_exponent()) return true;
     if (budget == 0) return false;
-    for (const Term& g : whole_terms) {
-      if (integral_term(c / g.coefficient, m / g.monomial, budget - 1)) return true;
+    const bool memo = budget == kIntegralDepth;
+    DimPoly key;
+    if (memo) {
+      key = DimPoly::term(c, m);
+      auto it = term_cache.find(key);
+      if (it != term_cache.end()) return it->second;
     }
-    return false;
+    bool result = false;
+    for (const Term& g : whole_terms) {
+      bool contained = std::all_of(g.monomial.factors().begin(), g.monomial.factors().end(), [&](const Factor& f) {
+        return f.exponent < 0 || m.exponent_of(*f.atom) >= f.exponent;
+      });
+      if (contained && integral_term(c / g.coefficient, m / g.monomial, budget - 1)) {
+        result = true;
+        break;
+      }
+    }
+    if (memo) term_cache.emplace(std::move(key), result);
+    return result;
   }
 
   bool integral_sum(const DimPoly& p, int budget) const {
@@ -130,8 +150,50 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     auto it = order_cache.find(key);
     if (it != order_cache.end()) return it->second;
     bool result = LinearProver(order, *this).implies(p, strict, integer_valued, depth);
+    if (!result && depth == kOrderDepth) {
+      std::vector<LinearFact> assumptions;
+      std::vector<AtomPtr> split;
+      result = prove_by_cases(p, strict, integer_valued, assumptions, split, kCaseSplits);
+    }
     if (result || depth == kOrderDepth) order_cache.emplace(std::move(key), result);
     return result;
+  }
+
+  // max(x, y) is x (when x >= y) or y (when y >= x), and min likewise: a
+  // goal that holds in every case holds. Linear elimination cannot see this
+  // (it needs max(0, m - P) <= B from m <= P + B), so the top-level proof
+  // splits up to kCaseSplits min/max atoms when elimination alone fails.
+  bool prove_by_cases(const DimPoly& p, bool strict, bool integer_valued, std::vector<LinearFact>& assumptions,
+                      std::vector<AtomPtr>& split, int splits_left) const {
+    if (splits_left == 0) return false;
+    AtomPtr atom;
+    auto pick = [&](const DimPoly& q) {
+      for (const AtomPtr& a : q.atoms()) {
+        if (atom || (a->kind() != DimAtom::Kind::Min && a->kind() != DimAtom::Kind::Max)) continue;
+        if (std::none_of(split.begin(), split.end(), [&](const AtomPtr& s) { return *s == *a; })) atom = a;
+      }
+    };
+    pick(p);
+    for (const LinearFact& f : assumptions) pick(f.poly);
+    if (!atom) return false;
+    split.push_back(atom);
+    const DimPoly value = DimPoly::atom(atom);
+    bool all_cases = true;
+    for (int side = 0; side < 2 && all_cases; ++side) {
+      const DimPoly& chosen = side == 0 ? atom->lhs() : atom->rhs();
+      const DimPoly& other = side == 0 ? atom->rhs() : atom->lhs();
+      const std::size_t mark = assumptions.size();
+      assumptions.push_back({value - chosen, false});
+      assumptions.push_back({chosen - value, false});
+      assumptions.push_back({atom->kind() == DimAtom::Kind::Max ? chosen - other : other - chosen, false});
+      std::vector<LinearFact> facts = order;
+      facts.insert(facts.end(), assumptions.begin(), assumptions.end());
+      all_cases = LinearProver(facts, *this).implies(p, strict, integer_valued, depth) ||
+                  prove_by_cases(p, strict, integer_valued, assumptions, split, splits_left - 1);
+      assumptions.resize(mark);
+    }
+    split.pop_back();
+    return all_cases;
   }
 
   struct DepthGuard {
@@ -210,6 +272,7 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     normal_cache.clear();
     order_cache.clear();
     integral_cache.clear();
+    term_cache.clear();
   }
 
   void contradict(const Fact& fact, const std::string& why) {
@@ -522,12 +585,13 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     return {Verdict::Unknown, "neither it nor its opposite follows from the facts"};
   }
 
-  ProofResult prove(const Relation& goal) const {
+  ProofResult prove(const Relation& goal, Detail detail) const {
     ProofResult result;
     result.goal = goal;
+    const bool explained = detail == Detail::Explained;
     if (contradiction) {
       result.reason = cat({"the facts contradict each other (", *contradiction, ")"});
-      describe_facts(result);
+      if (explained) describe_facts(result);
       return result;
     }
     try {
@@ -557,8 +621,8 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
       result.verdict = Verdict::Unknown;
       result.reason = std::string("the arithmetic is too large to decide exactly (") + e.what() + ")";
     }
-    if (result.verdict != Verdict::Proved) describe_facts(result);
-    if (result.verdict == Verdict::Unknown && make_suggestions) suggest(result);
+    if (explained && result.verdict != Verdict::Proved) describe_facts(result);
+    if (explained && result.verdict == Verdict::Unknown && make_suggestions) suggest(result);
     return result;
   }
 
@@ -588,7 +652,7 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     for (const Relation& r : extra) more.add(r, "suggested");
     Impl trial(std::move(more), options);
     trial.make_suggestions = false;
-    return !trial.contradiction && trial.prove(goal).proved();
+    return !trial.contradiction && trial.prove(goal, Detail::Verdict).proved();
   }
 
   // Suggests where clauses: the divisibilities that would make the inexact
@@ -669,11 +733,15 @@ std::vector<std::string> Solver::derived() const { return impl_->derived(); }
 
 DimPoly Solver::normalize(const DimExpr& e) const { return impl_->normal(e); }
 
-ProofResult Solver::prove(const Relation& relation) const { return impl_->prove(relation); }
-ProofResult Solver::prove_equal(const DimExpr& a, const DimExpr& b) const { return prove(eq(a, b)); }
-ProofResult Solver::prove_divisible(const DimExpr& a, const DimExpr& b) const { return prove(eq(a % b, 0)); }
-ProofResult Solver::prove_nonnegative(const DimExpr& e) const { return prove(ge(e, 0)); }
-ProofResult Solver::prove_positive(const DimExpr& e) const { return prove(gt(e, 0)); }
+ProofResult Solver::prove(const Relation& relation, Detail detail) const { return impl_->prove(relation, detail); }
+ProofResult Solver::prove_equal(const DimExpr& a, const DimExpr& b, Detail detail) const {
+  return prove(eq(a, b), detail);
+}
+ProofResult Solver::prove_divisible(const DimExpr& a, const DimExpr& b, Detail detail) const {
+  return prove(eq(a % b, 0), detail);
+}
+ProofResult Solver::prove_nonnegative(const DimExpr& e, Detail detail) const { return prove(ge(e, 0), detail); }
+ProofResult Solver::prove_positive(const DimExpr& e, Detail detail) const { return prove(gt(e, 0), detail); }
 
 std::vector<FactCheck> Solver::check_bindings(const Bindings& bindings) const {
   std::vector<FactCheck> out;

@@ -1,4 +1,6 @@
 // Type construction, printing and substitution.
+#include "gcc_workarounds.hpp"  // first: see the file
+
 #include "linnet/check/types.hpp"
 
 #include "linnet/check/declarations.hpp"

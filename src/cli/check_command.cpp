@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "linnet/check/driver.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/package.hpp"
 
@@ -23,6 +24,8 @@ struct CheckOptions {
   bool json = false;
   bool strict = false;
   std::vector<std::string> paths;
+  // Concrete instantiation (the checker's part): --root, --entry, --bind.
+  check::DriverOptions instantiate;
 };
 
 int run_check(const CheckOptions& options, const CommandContext& context) {
@@ -39,6 +42,17 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
   load.inputs = options.paths;
   load.std_dir = context.std_dir;
   const std::unique_ptr<syntax::Program> program = syntax::load_program(sources, load, diagnostics);
+
+  // ---- static semantics (src/check): types, shapes, instantiation, lints.
+  std::string signatures;
+  if (!diagnostics.has_errors()) {
+    const check::DriverResult checked =
+        check::run_check(*program, sources, diagnostics, options.paths, options.instantiate);
+    if (checked.bad_request) return 2;
+    signatures = check::render_instances(checked.instances);
+  }
+  if (!options.json) std::cout << signatures;
+  // ---- end of static semantics.
 
   if (options.json) {
     std::cout << syntax::render_json(diagnostics, sources);
@@ -58,6 +72,10 @@ void add_check_command(CLI::App& app, CommandContext& context) {
       "check", "check .linnet files, package or card directories, or folders of .linnet files, with their imports");
   command->add_flag("--json", options->json, "print one JSON diagnostics document on stdout instead of text");
   command->add_flag("--strict", options->strict, "fail on warnings too");
+  command->add_option("--root", options->instantiate.root, "the root block to instantiate (default: the card's, or the only block with entries)");
+  command->add_option("--entry", options->instantiate.entry, "print only this entry's signature");
+  command->add_option("--bind", options->instantiate.bindings, "a generic's value, NAME=VALUE (packs: S=2,3); repeatable")
+      ->allow_extra_args(false);
   command->add_option("paths", options->paths, "files, package or card directories, or folders searched recursively")
       ->required();
   command->callback([options, &context] { context.exit_code = run_check(*options, context); });

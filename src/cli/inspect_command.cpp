@@ -1,13 +1,15 @@
 // `linnet inspect --tokens FILE` and `linnet inspect --ast FILE`: debugging
 // views of the lexer's and the parser's output (no stable format). The view
 // goes to stdout, diagnostics to stderr; the exit status is 1 when the file
-// has lexical or syntax errors.
+// has lexical or syntax errors. `linnet inspect --parameters CARD` is in
+// inspect_parameters.cpp.
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "command.hpp"
+#include "inspect_parameters.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/lexer.hpp"
 #include "linnet/syntax/parser.hpp"
@@ -83,10 +85,25 @@ void add_inspect_command(CLI::App& app, CommandContext& context) {
   CLI::Option* tokens = command->add_flag("--tokens", options->tokens, "print the tokens, one per line, with spans");
   CLI::Option* ast = command->add_flag("--ast", options->ast, "print the syntax tree, indented, with spans");
   tokens->excludes(ast);
-  command->add_option("file", options->file, "the .linnet file")->required();
-  command->callback([options, &context, command] {
+  // --parameters CARD: the tensors a checkpoint must supply (inspect_parameters.cpp).
+  auto parameters = std::make_shared<InspectParametersOptions>();
+  auto list_parameters = std::make_shared<bool>(false);
+  CLI::Option* parameters_flag =
+      command->add_flag("--parameters", *list_parameters,
+                        "list the tensors a card's checkpoint must supply at the bound generics (FILE is the card)");
+  parameters_flag->excludes(tokens)->excludes(ast);
+  command->add_option("--bind", parameters->binds, "with --parameters: a generic's value, NAME=VALUE; repeatable")
+      ->allow_extra_args(false);
+  command->add_flag("--json", parameters->json, "with --parameters: print JSON");
+  command->add_option("file", options->file, "the .linnet file (with --parameters: the card directory)")->required();
+  command->callback([options, parameters, list_parameters, &context, command] {
+    if (*list_parameters) {
+      parameters->card = options->file;
+      context.exit_code = run_inspect_parameters(*parameters, context);
+      return;
+    }
     if (!options->tokens && !options->ast) {
-      std::cerr << "error: `linnet inspect` needs a view: --tokens or --ast\n" << command->help();
+      std::cerr << "error: `linnet inspect` needs a view: --tokens, --ast or --parameters\n" << command->help();
       context.exit_code = 2;
       return;
     }

@@ -219,9 +219,11 @@ std::vector<Value> Evaluator::bind_arguments(const std::vector<ast::Param>& para
     if (!unify(*params[i].type, *slots[i], callee, inference)) {
       const char* code = codes::type_mismatch;
       if (params[i].type->kind == ast::TypeKind::Tensor && slots[i]->is_tensor()) code = codes::shape_mismatch;
+      const std::string failure = inference.failure;
       fail(code, "argument `" + params[i].name.text + "` of `" + display + "` does not fit its parameter", spans[i],
-           {"parameter type is `" + source_text(params[i].type->span) + "`",
-            "argument is " + slots[i]->describe(), inference.failure});
+           {"parameter `" + params[i].name.text + ": " + source_text(params[i].type->span) + "`",
+            "expected `" + describe_type(*params[i].type, callee) + "`", "found `" + slots[i]->describe() + "`",
+            failure});
     }
   }
   resolve_deferred(callee, inference);

@@ -284,10 +284,6 @@ class Evaluator {
   std::optional<Value> run_bound_kernel(const Module* module, const ast::FunctionItem& op, Frame& op_frame,
                                         const std::vector<Value>& arguments, Span call_site);
 
-  // Low-precision exact sums are evaluated step by step above this many
-  // product elements instead of materialising the products.
-  static constexpr int64_t kMaterializeLimit = int64_t{1} << 22;
-
  private:
   std::map<const ast::ConstItem*, Value> const_cache_;
   std::set<const ast::ConstItem*> consts_in_progress_;

@@ -246,7 +246,7 @@ Indexed Evaluator::eval_reduction(const ast::ReductionExpr& expr, Frame& frame) 
     // order of the reduced indices, as the body says.
     int64_t product_size = 1;
     for (const std::string& variable : all) product_size *= *scope->extents.at(variable);
-    if (product_size <= kMaterializeLimit) {
+    if (product_size <= options.exact_product_limit) {
       return reduce_value(*this, reduction, binary(ast::BinaryOp::Multiply, a, b, product->span));
     }
     std::vector<std::string> ordered;

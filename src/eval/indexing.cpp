@@ -96,7 +96,22 @@ void Evaluator::fix_extent(IndexScope& scope, const std::string& name, int64_t e
 }
 
 Indexed Evaluator::eval_index(const ast::IndexExpr& expr, Frame& frame) {
-  const Value object = eval_value(*expr.object, frame);
+  // The indexed tensor's name is never an index variable, even when one is
+  // spelled the same (`b[b, k, n]` in a batched product).
+  Value object;
+  if (expr.object->kind == ast::ExprKind::Name && frame.index != nullptr) {
+    IndexScope* scope = frame.index;
+    frame.index = nullptr;
+    try {
+      object = eval_value(*expr.object, frame);
+    } catch (...) {
+      frame.index = scope;
+      throw;
+    }
+    frame.index = scope;
+  } else {
+    object = eval_value(*expr.object, frame);
+  }
   if (object.kind() == Value::Kind::BlockArray) {
     if (expr.components.size() != 1 || expr.components.front().kind != ast::IndexComponentKind::Value) {
       fail(codes::invalid_slice, "a block array is indexed by one compile-time integer", expr.span);

@@ -96,35 +96,16 @@ constexpr std::array<std::string_view, 12> kReservedWords = {
 };
 
 TokenKind classify_word(std::string_view word) {
+  // Comparing the first character before the rest keeps this cheap: most
+  // words are identifiers that fail on it.
   for (const Keyword& keyword : kKeywords) {
-    if (keyword.word == word) return keyword.kind;
+    if (keyword.word[0] == word[0] && keyword.word == word) return keyword.kind;
   }
   for (std::string_view reserved : kReservedWords) {
-    if (reserved == word) return TokenKind::Reserved;
+    if (reserved[0] == word[0] && reserved == word) return TokenKind::Reserved;
   }
   return TokenKind::Identifier;
 }
-
-struct Punctuation {
-  std::string_view spelling;
-  TokenKind kind;
-};
-
-// Longest spellings first: maximal munch.
-constexpr std::array<Punctuation, 34> kPunctuation = {{
-    {"...", TokenKind::Ellipsis},    {"..", TokenKind::DotDot},      {"::", TokenKind::ColonColon},
-    {"->", TokenKind::Arrow},        {"=>", TokenKind::FatArrow},    {"==", TokenKind::EqualEqual},
-    {"!=", TokenKind::BangEqual},    {"<=", TokenKind::LessEqual},   {">=", TokenKind::GreaterEqual},
-    {"&&", TokenKind::AmpAmp},       {"||", TokenKind::PipePipe},    {"(", TokenKind::LParen},
-    {")", TokenKind::RParen},        {"[", TokenKind::LBracket},     {"]", TokenKind::RBracket},
-    {"{", TokenKind::LBrace},        {"}", TokenKind::RBrace},       {",", TokenKind::Comma},
-    {":", TokenKind::Colon},         {";", TokenKind::Semicolon},    {".", TokenKind::Dot},
-    {"=", TokenKind::Equal},         {"<", TokenKind::Less},         {">", TokenKind::Greater},
-    {"+", TokenKind::Plus},          {"-", TokenKind::Minus},        {"*", TokenKind::Star},
-    {"/", TokenKind::Slash},         {"%", TokenKind::Percent},      {"!", TokenKind::Bang},
-    {"&", TokenKind::Amp},           {"|", TokenKind::Pipe},         {"^", TokenKind::Caret},
-    {"?", TokenKind::Question},
-}};
 
 // Checks one run of digits with `_` separators: `_` only between two digits.
 // Returns an explanation, or nullptr when the run is well formed.
@@ -206,9 +187,10 @@ class Lexer {
     }
   }
 
-  // Advances over one code point inside a comment or a string, reporting
-  // invalid UTF-8 (one diagnostic per run of bad bytes).
-  void advance_code_point() {
+  // Advances over one code point inside a comment or a string. Invalid UTF-8
+  // is reported once per comment or string (`reported` tracks it), so a
+  // binary blob pasted into a comment gives one error, not thousands.
+  void advance_code_point(bool& reported) {
     const CodePoint decoded = decode_utf8(text_, pos_);
     if (decoded.valid) {
       pos_ += decoded.length;
@@ -220,21 +202,24 @@ class Lexer {
       if (next.valid) break;
       pos_ += next.length;
     }
+    if (reported) return;
+    reported = true;
     if (Diagnostic* d = report("E1001", span(begin, pos_))) {
       d->message = "invalid UTF-8 in source text";
-      d->note("Linnet source files must be UTF-8");
+      d->note("Linnet source files must be UTF-8; further invalid bytes in this comment or string are not reported");
     }
   }
 
   void line_comment() {
     const size_t begin = pos_;
+    bool bad_utf8 = false;
     const bool is_doc = peek(2) == '/' && peek(3) != '/';
     pos_ += 2;
     while (pos_ < text_.size() && peek() != '\n') {
       if (static_cast<unsigned char>(peek()) < 0x80) {
         ++pos_;
       } else {
-        advance_code_point();
+        advance_code_point(bad_utf8);
       }
     }
     size_t end = pos_;
@@ -244,6 +229,7 @@ class Lexer {
 
   void block_comment() {
     const size_t begin = pos_;
+    bool bad_utf8 = false;
     const bool is_doc = peek(2) == '*' && peek(3) != '*' && peek(3) != '/';
     pos_ += 2;
     size_t depth = 1;
@@ -257,7 +243,7 @@ class Lexer {
       } else if (static_cast<unsigned char>(peek()) < 0x80) {
         ++pos_;
       } else {
-        advance_code_point();
+        advance_code_point(bad_utf8);
       }
     }
     if (depth > 0) {
@@ -385,7 +371,7 @@ class Lexer {
     return "";
   }
 
-  void escape_sequence() {
+  void escape_sequence(bool& bad_utf8) {
     const size_t begin = pos_;
     ++pos_;  // the backslash
     const char c = peek();
@@ -415,7 +401,7 @@ class Lexer {
       }
       return;
     }
-    if (pos_ < text_.size() && c != '\n' && c != '\r') advance_code_point();
+    if (pos_ < text_.size() && c != '\n' && c != '\r') advance_code_point(bad_utf8);
     if (Diagnostic* d = report("E1003", span(begin, pos_))) {
       d->message = "unknown escape sequence `" + excerpt(text_.substr(begin, pos_ - begin)) + "`";
       d->with_help("the escapes are \\n \\r \\t \\0 \\\\ \\\" and \\u{...}");
@@ -423,6 +409,7 @@ class Lexer {
   }
 
   void string(size_t begin) {
+    bool bad_utf8 = false;
     ++pos_;  // the opening quote
     while (true) {
       const char c = peek();
@@ -440,27 +427,69 @@ class Lexer {
         break;
       }
       if (c == '\\') {
-        escape_sequence();
+        escape_sequence(bad_utf8);
       } else if (static_cast<unsigned char>(c) < 0x80) {
         ++pos_;
       } else {
-        advance_code_point();
+        advance_code_point(bad_utf8);
       }
     }
     push(TokenKind::String, begin);
   }
 
+  // Punctuation by maximal munch: the longest spelling that matches.
   bool punctuation() {
-    const std::string_view rest = text_.substr(pos_, 3);
-    for (const Punctuation& entry : kPunctuation) {
-      if (rest.substr(0, entry.spelling.size()) == entry.spelling) {
-        const size_t begin = pos_;
-        pos_ += entry.spelling.size();
-        push(entry.kind, begin);
-        return true;
+    const char c = peek();
+    const char next = peek(1);
+    TokenKind kind;
+    size_t length = 1;
+    const auto two = [&](char second, TokenKind pair, TokenKind single) {
+      if (next == second) {
+        length = 2;
+        return pair;
       }
+      return single;
+    };
+    switch (c) {
+      case '(': kind = TokenKind::LParen; break;
+      case ')': kind = TokenKind::RParen; break;
+      case '[': kind = TokenKind::LBracket; break;
+      case ']': kind = TokenKind::RBracket; break;
+      case '{': kind = TokenKind::LBrace; break;
+      case '}': kind = TokenKind::RBrace; break;
+      case ',': kind = TokenKind::Comma; break;
+      case ';': kind = TokenKind::Semicolon; break;
+      case '+': kind = TokenKind::Plus; break;
+      case '*': kind = TokenKind::Star; break;
+      case '/': kind = TokenKind::Slash; break;
+      case '%': kind = TokenKind::Percent; break;
+      case '^': kind = TokenKind::Caret; break;
+      case '?': kind = TokenKind::Question; break;
+      case ':': kind = two(':', TokenKind::ColonColon, TokenKind::Colon); break;
+      case '-': kind = two('>', TokenKind::Arrow, TokenKind::Minus); break;
+      case '!': kind = two('=', TokenKind::BangEqual, TokenKind::Bang); break;
+      case '<': kind = two('=', TokenKind::LessEqual, TokenKind::Less); break;
+      case '>': kind = two('=', TokenKind::GreaterEqual, TokenKind::Greater); break;
+      case '&': kind = two('&', TokenKind::AmpAmp, TokenKind::Amp); break;
+      case '|': kind = two('|', TokenKind::PipePipe, TokenKind::Pipe); break;
+      case '=':
+        kind = next == '=' ? TokenKind::EqualEqual : next == '>' ? TokenKind::FatArrow : TokenKind::Equal;
+        length = kind == TokenKind::Equal ? 1 : 2;
+        break;
+      case '.':
+        if (next == '.' && peek(2) == '.') {
+          kind = TokenKind::Ellipsis;
+          length = 3;
+        } else {
+          kind = two('.', TokenKind::DotDot, TokenKind::Dot);
+        }
+        break;
+      default: return false;
     }
-    return false;
+    const size_t begin = pos_;
+    pos_ += length;
+    push(kind, begin);
+    return true;
   }
 
   // What a byte that starts no token is, for grouping a run of them into one

@@ -59,7 +59,7 @@ Span Parser::span_from(uint32_t begin) const { return Span{file_, begin, std::ma
 
 Diagnostic* Parser::error_at(Span where, std::string message, const char* code) {
   ++errors_;
-  if (unwinding_ || pos_ == last_error_token_) return nullptr;
+  if (abandoned_ || pos_ == last_error_token_) return nullptr;
   last_error_token_ = pos_;
   return &diagnostics_.error(code, std::move(message), where);
 }
@@ -136,7 +136,7 @@ Ident Parser::expect_name(std::string_view what) {
 
 Parser::DepthGuard::DepthGuard(Parser& parser) : parser_(parser) {
   ++parser_.depth_;
-  if (parser_.unwinding_ || parser_.depth_ > max_nesting_depth) {
+  if (parser_.abandoned_ || parser_.depth_ > max_nesting_depth) {
     exceeded_ = true;
     parser_.report_too_deep();
   }
@@ -145,7 +145,7 @@ Parser::DepthGuard::DepthGuard(Parser& parser) : parser_(parser) {
 Parser::DepthGuard::~DepthGuard() { --parser_.depth_; }
 
 bool Parser::ChainGuard::extend() {
-  if (parser_.unwinding_ || parser_.depth_ >= max_nesting_depth) {
+  if (parser_.abandoned_ || parser_.depth_ >= max_nesting_depth) {
     parser_.report_too_deep();
     return false;
   }
@@ -155,14 +155,18 @@ bool Parser::ChainGuard::extend() {
 }
 
 void Parser::report_too_deep() {
-  if (unwinding_) {
+  if (abandoned_) {
     ++errors_;
     return;
   }
   Diagnostic* d = error_here("nesting is too deep: more than " + std::to_string(max_nesting_depth) +
                              " levels of brackets, operators or declarations");
-  if (d) d->with_help("split the expression with `let` bindings");
-  unwinding_ = true;
+  if (d) {
+    d->note("the rest of the file was not parsed");
+    d->with_help("split the expression with `let` bindings");
+  }
+  abandoned_ = true;
+  pos_ = tokens_.size() - 1;  // the end of the file
 }
 
 // ------------------------------------------------------------------ recovery
@@ -220,7 +224,6 @@ void Parser::skip_to_statement_start() {
     }
     advance();
   }
-  unwinding_ = false;
 }
 
 // Skips to the next item at this level, stopping before a `}` that closes
@@ -237,7 +240,6 @@ void Parser::skip_to_item_start() {
     }
     advance();
   }
-  unwinding_ = false;
 }
 
 // Passes over one bracketed group, from its opening bracket to the matching
@@ -478,6 +480,7 @@ std::string Parser::take_doc_comments() {
       if (text.size() >= 2) text.remove_suffix(2);
     }
     if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
     if (!doc.empty()) doc += '\n';
     doc += text;
   }
@@ -619,7 +622,7 @@ ItemPtr Parser::parse_struct(uint32_t begin) {
     field.span = span_from(field_begin);
     item->fields.push_back(std::move(field));
     if (pos_ == before) advance();
-    if (unwinding_) break;
+    if (abandoned_) break;
   }
   expect(K::RBrace, "to close the struct");
   return item;
@@ -969,9 +972,7 @@ StmtPtr Parser::parse_statement() {
       d->with_help("Linnet has no compound assignment; write `x = x + ...`");
     } else if (at(K::Identifier) && kind(1) == K::LBracket) {
       d->with_help("to define a tensor by index notation, write `let " + std::string(peek().text) + "[...] = ...`");
-    } else if (at(K::Semicolon)) {
-      d->with_help("Linnet has no `;`: a line break ends a statement");
-    } else {
+    } else if (!at(K::Semicolon)) {  // `expected` already explained `;`
       d->note("Linnet has no expression statements; bind a value with `let`, assign a `var`, or `return` it");
     }
   }

@@ -98,6 +98,7 @@ ExprPtr Parser::parse_unary() {
   if (at(K::Bang) || at(K::Minus) || at(K::Plus)) {
     Diagnostic* d = error_here("one unary operator applies at a time");
     if (d) d->with_help("parenthesize the inner one: write `-(-x)` or `!(!x)`");
+    while (at(K::Bang) || at(K::Minus) || at(K::Plus)) advance();  // one error for the whole run
   }
   const uint32_t operand_begin = here();
   auto node = std::make_unique<UnaryExpr>(span_from(begin));

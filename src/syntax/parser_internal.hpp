@@ -8,8 +8,9 @@
 //   followed by `(` (spec §5.5). The matching `>` of every `<` is found once,
 //   before parsing, by a bracket-aware scan (compute_angle_matches).
 // - Recursion depth is counted (DepthGuard, and one level per link of an
-//   operator or suffix chain). Past max_nesting_depth the parser reports once
-//   and unwinds to the enclosing statement or item, which skips ahead.
+//   operator or suffix chain). Past max_nesting_depth the parser reports once,
+//   abandons the rest of the file (jumping to its end) and unwinds: every
+//   production then finds the end of the file and returns at once.
 // - After an error, a statement or an item skips to where the next one
 //   starts; at most one error is reported per token.
 #pragma once
@@ -172,7 +173,7 @@ class Parser {
   size_t pos_ = 0;
   uint32_t previous_end_ = 0;  // end offset of the last consumed token
   uint32_t depth_ = 0;
-  bool unwinding_ = false;     // the nesting limit was hit; errors are suppressed until recovery
+  bool abandoned_ = false;     // the nesting limit was hit: the rest of the file is skipped, unreported
   size_t errors_ = 0;          // every error, reported or suppressed: a production failed if it grew
   size_t last_error_token_ = static_cast<size_t>(-1);
 };

@@ -72,23 +72,52 @@ inline compute_t<A> combine(compute_t<A> acc, compute_t<A> value) {
 template <class S, class A, ReduceOp Op>
 void reduce_lanes(Tensor& out, const Tensor& starts, int64_t length, int64_t stride_bytes) {
   using CA = compute_t<A>;
-  for_each_lane(out, starts, length, [=](std::byte* target, const std::byte* lane) {
-    auto element = [&](int64_t r) {
-      return detail::load(detail::convert<A>(*reinterpret_cast<const S*>(lane + r * stride_bytes)));
-    };
-    CA acc;
-    int64_t r = 0;
-    if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min) {
-      acc = element(0);  // callers ensure length > 0
-      r = 1;
-    } else if constexpr (Op == ReduceOp::Prod || Op == ReduceOp::All) {
-      acc = CA(1);
-    } else {
-      acc = CA(0);
-    }
-    for (; r < length; ++r) acc = combine<A, Op>(acc, element(r));
-    *reinterpret_cast<A*>(target) = detail::store<A>(acc);
-  });
+  auto element = [=](const std::byte* lane, int64_t r) {
+    return detail::load(detail::convert<A>(*reinterpret_cast<const S*>(lane + r * stride_bytes)));
+  };
+  auto initial = [&](const std::byte* lane) -> CA {
+    if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min) return element(lane, 0);  // callers ensure length > 0
+    else if constexpr (Op == ReduceOp::Prod || Op == ReduceOp::All) return CA(1);
+    else return CA(0);
+  };
+  constexpr int64_t kFirst = (Op == ReduceOp::Max || Op == ReduceOp::Min) ? 1 : 0;
+  // Up to this many neighbouring lanes are reduced side by side.
+  constexpr int64_t kGroup = 256;
+  auto loop = detail::plan_loop<2>(out.shape(), {&out, &starts});
+  const int64_t grain = std::max<int64_t>(1, detail::kParallelGrain / std::max<int64_t>(length, 1));
+  detail::run_loop(
+      loop,
+      [&](const detail::Pointers<2>& p, const detail::ByteSteps<2>& s, int64_t n) {
+        if (n > 1 && s[1] == static_cast<int64_t>(sizeof(S)) && stride_bytes != s[1]) {
+          // Neighbouring lanes start at neighbouring elements (a reduction over
+          // an outer axis): step through the lanes together, one reduced
+          // position at a time, so memory is read in order. Each lane still
+          // combines its own elements in order, so results do not change.
+          CA acc[kGroup];
+          for (int64_t first = 0; first < n; first += kGroup) {
+            const int64_t count = std::min(kGroup, n - first);
+            const std::byte* lanes = p[1] + first * s[1];
+            for (int64_t i = 0; i < count; ++i) acc[i] = initial(lanes + i * s[1]);
+            for (int64_t r = kFirst; r < length; ++r) {
+              const S* row = reinterpret_cast<const S*>(lanes + r * stride_bytes);
+              for (int64_t i = 0; i < count; ++i) {
+                acc[i] = combine<A, Op>(acc[i], detail::load(detail::convert<A>(row[i])));
+              }
+            }
+            for (int64_t i = 0; i < count; ++i) {
+              *reinterpret_cast<A*>(p[0] + (first + i) * s[0]) = detail::store<A>(acc[i]);
+            }
+          }
+          return;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          const std::byte* lane = p[1] + i * s[1];
+          CA acc = initial(lane);
+          for (int64_t r = kFirst; r < length; ++r) acc = combine<A, Op>(acc, element(lane, r));
+          *reinterpret_cast<A*>(p[0] + i * s[0]) = detail::store<A>(acc);
+        }
+      },
+      grain);
 }
 
 template <class S, class A>

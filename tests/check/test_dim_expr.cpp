@@ -20,6 +20,8 @@ TEST_CASE("DimExpr prints Linnet syntax with minimal parentheses", "[dim][expr]"
   CHECK((H - (B + S)).to_string() == "H - (B + S)");
   CHECK((H + (B - S)).to_string() == "H + B - S");
   CHECK((H * (B * S)).to_string() == "H * B * S");
+  CHECK((H * (B / S * Heads)).to_string() == "H * (B / S * Heads)");
+  CHECK((H * (B * S / Heads)).to_string() == "H * (B * S / Heads)");
   CHECK((H / (B * S)).to_string() == "H / (B * S)");
   CHECK(((H + B) * S).to_string() == "(H + B) * S");
   CHECK(((H / Heads) % 2).to_string() == "(H / Heads) % 2");

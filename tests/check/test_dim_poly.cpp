@@ -63,6 +63,9 @@ TEST_CASE("whole multiples come out of a division of a dimension", "[dim][poly][
   // Common factors cancel inside an opaque division.
   CHECK(same("(2 * x) / (2 * y)", "x / y"));
   CHECK(same("(x * z) / (y * z)", "x / y"));
+  CHECK(same("c / (2 * c)", "0"));
+  CHECK(same("b % (3 * b)", "b"));
+  CHECK(same("(3 * c) / (2 * c)", "1"));
   // 0 <= x - x ... and a numerator below the divisor.
   CHECK(same("x / (x + 1)", "0"));
   // A difference of dimensions may be negative: no splitting.

@@ -38,7 +38,7 @@ TEST_CASE("reshape element counts", "[solver][reshape]") {
 
 TEST_CASE("a reshape without the divisibility fact asks for it (E2203)", "[solver][reshape][explain]") {
   Solver s = solver_for("N > 0");  // spec-tests/invalid/114_reshape_count
-  ProofResult r = s.prove(parse_relation("N * (H / N) == H"));
+  ProofResult r = s.prove(parse_relation("N * (H / N) == H"), Detail::Explained);
   REQUIRE(r.unknown());
   REQUIRE(r.suggestions.size() == 1);
   CHECK(r.suggestions[0].to_string() == "H % N == 0");
@@ -106,14 +106,14 @@ TEST_CASE("the divisibility between shards follows without being stated", "[solv
   Solver s = solver_for("Shards > 0, Heads % Shards == 0, KvHeads % Shards == 0, Heads % KvHeads == 0");
   CHECK(proves(s, "(Heads / Shards) % (KvHeads / Shards) == 0"));
   Solver missing = solver_for("Shards > 0, Heads % Shards == 0, Heads % KvHeads == 0");
-  ProofResult r = missing.prove(parse_relation("(Heads / Shards) % (KvHeads / Shards) == 0"));
+  ProofResult r = missing.prove(parse_relation("(Heads / Shards) % (KvHeads / Shards) == 0"), Detail::Explained);
   CHECK_FALSE(r.proved());
 }
 
 TEST_CASE("callee constraints unprovable at a call (E2206)", "[solver][call][explain]") {
   // spec-tests/invalid/113: halve<D> needs D % 2 == 0; the caller has nothing.
   Solver none;
-  ProofResult r = none.prove(parse_relation("D % 2 == 0"));
+  ProofResult r = none.prove(parse_relation("D % 2 == 0"), Detail::Explained);
   REQUIRE(r.unknown());
   CHECK(r.suggestion_text() == "where D % 2 == 0");
   CHECK(r.suggestions_suffice);
@@ -139,9 +139,10 @@ TEST_CASE("slice extents and concatenations", "[solver][slice]") {
   Solver even = solver_for("D % 2 == 0");
   CHECK(even.equal(extent("0", "D", "2", "D"), parse_dim("D / 2")));
   CHECK(even.equal(extent("1", "D", "2", "D"), parse_dim("D / 2")));
-  CHECK_FALSE(none.equal(extent("1", "D", "2", "D"), parse_dim("D / 2")));
+  CHECK(none.equal(extent("1", "D", "2", "D"), parse_dim("D / 2")));        // 1::2 has D / 2 either way
+  CHECK_FALSE(none.equal(extent("0", "D", "2", "D"), parse_dim("D / 2")));  // 0::2 has (D + 1) / 2
   // Slicing a cache of MaxSeq rows needs P + Batch <= MaxSeq, and says so.
-  ProofResult r = none.prove_equal(extent("P", "P + Batch", "1", "MaxSeq"), parse_dim("Batch"));
+  ProofResult r = none.prove_equal(extent("P", "P + Batch", "1", "MaxSeq"), parse_dim("Batch"), Detail::Explained);
   REQUIRE(r.unknown());
   CHECK(r.suggestion_text() == "where Batch + P <= MaxSeq");
   CHECK(r.suggestions_suffice);
@@ -175,7 +176,7 @@ TEST_CASE("order: positivity, bounds, and divisors (E2205, E2208, E2209)", "[sol
   CHECK(verdict(s, "K > 0") == Verdict::Unknown);
   CHECK(verdict(s, "K >= 0") == Verdict::Proved);  // every Dim is non-negative
   CHECK(verdict(s, "N - M >= 0") == Verdict::Unknown);
-  ProofResult divisor = s.prove_positive(parse_dim("K"));
+  ProofResult divisor = s.prove_positive(parse_dim("K"), Detail::Explained);
   REQUIRE(divisor.unknown());
   CHECK(divisor.suggestion_text() == "where K > 0");
   // A divisibility fact does not by itself make its divisor positive.
@@ -183,6 +184,30 @@ TEST_CASE("order: positivity, bounds, and divisors (E2205, E2208, E2209)", "[sol
   SolverOptions derive;
   derive.divisibility_implies_nonzero_divisor = true;
   CHECK(Solver(parse_facts("H % N == 0"), derive).prove(parse_relation("N > 0")).proved());
+}
+
+TEST_CASE("explanations are opt-in; verdicts are the same either way", "[solver][explain]") {
+  Solver s = solver_for("N > 0");
+  ProofResult brief = s.prove(parse_relation("N * (H / N) == H"));
+  ProofResult full = s.prove(parse_relation("N * (H / N) == H"), Detail::Explained);
+  CHECK(brief.verdict == full.verdict);
+  CHECK(brief.suggestions.empty());
+  CHECK(brief.facts_searched.empty());
+  CHECK(full.suggestions.size() == 1);
+  CHECK(brief.lhs_normal == full.lhs_normal);
+  CHECK(contains(brief.explain(), "normal forms: `N * (H / N)` == `H`"));
+}
+
+TEST_CASE("order through min and max needs case splits", "[solver][order][minmax]") {
+  Solver s = solver_for("P + Batch <= MaxSeq, N >= 1");
+  CHECK(proves(s, "max(0, min(P + Batch, MaxSeq) - P) <= Batch"));
+  CHECK(proves(s, "max(0, min(P + Batch, MaxSeq) - P) >= Batch"));
+  CHECK(proves(s, "min(P + Batch, MaxSeq) - P >= 0"));
+  CHECK(proves(s, "max(N, Batch) >= 1"));
+  CHECK(proves(s, "min(N, 3) <= 3"));
+  CHECK(proves(s, "max(N, 3) <= N + 3"));
+  CHECK(verdict(s, "max(N, Batch) <= N") == Verdict::Unknown);
+  CHECK(verdict(s, "min(N, Batch) >= 1") == Verdict::Unknown);
 }
 
 TEST_CASE("provably false versus unknown", "[solver][disprove]") {
@@ -198,7 +223,7 @@ TEST_CASE("provably false versus unknown", "[solver][disprove]") {
   CHECK(verdict(none, "x == y") == Verdict::Unknown);
   CHECK(verdict(none, "x * x == -1") == Verdict::Disproved);
   CHECK(verdict(none, "(2 * x + 1) % 2 == 0") == Verdict::Disproved);
-  ProofResult r = none.prove(parse_relation("Batch == Batch + 1"));
+  ProofResult r = none.prove(parse_relation("Batch == Batch + 1"), Detail::Explained);
   CHECK(contains(r.explain(), "`Batch == Batch + 1` is false"));
   CHECK(r.suggestions.empty());
   // Facts can make a relation false.

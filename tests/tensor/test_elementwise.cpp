@@ -218,21 +218,35 @@ TEST_CASE("f32 math functions are accurate to a few ulp", "[elementwise]") {
   }
 }
 
-TEST_CASE("bf16 math is the f32 result rounded once", "[elementwise]") {
-  const Tensor x = Tensor::from_vector(reference::f32_math_inputs,
-                                       {static_cast<int64_t>(reference::f32_math_inputs.size())}, DType::BF16);
-  const std::vector<float> inputs = x.to_vector<float>();
-  for (UnaryOp op : {UnaryOp::Exp, UnaryOp::Tanh, UnaryOp::Sigmoid, UnaryOp::Sin, UnaryOp::Erf}) {
-    INFO(unary_op_name(op));
-    const Tensor result = unary(op, x);
-    CHECK(result.dtype() == DType::BF16);
-    const std::vector<float> values = result.to_vector<float>();
-    const std::vector<float> in_f32 = unary(op, x.to(DType::F32)).to_vector<float>();
-    for (size_t i = 0; i < values.size(); ++i) CHECK(bits_of(values[i]) == bits_of(round_to_bf16(in_f32[i])));
+TEST_CASE("bf16 and f16 math is the f32 result rounded once", "[elementwise]") {
+  for (DType dtype : {DType::BF16, DType::F16}) {
+    const Tensor x = Tensor::from_vector(reference::f32_math_inputs,
+                                         {static_cast<int64_t>(reference::f32_math_inputs.size())}, dtype);
+    for (UnaryOp op : {UnaryOp::Exp, UnaryOp::Tanh, UnaryOp::Sigmoid, UnaryOp::Sin, UnaryOp::Erf, UnaryOp::Rsqrt}) {
+      INFO(dtype_name(dtype) << " " << unary_op_name(op));
+      const Tensor result = unary(op, x);
+      CHECK(result.dtype() == dtype);
+      // The same function on the widened input, in f32, rounded by cast.
+      const Tensor in_f32 = unary(op, x.to(DType::F32));
+      CHECK(half_bits(result) == half_bits(cast(in_f32, dtype)));
+    }
   }
-  // One hand-checked value: exp(1) = 2.71828... -> bf16 2.71875 (0x402E).
+  // One hand-checked value: exp(1) = 2.71828... -> bf16 2.71875 (0x402E), f16 2.71875 (0x4170).
   CHECK(half_bits(unary(UnaryOp::Exp, Tensor::from_vector<float>({1.0f}, {1}, DType::BF16))) ==
         std::vector<uint16_t>{0x402E});
+  CHECK(half_bits(unary(UnaryOp::Exp, Tensor::from_vector<float>({1.0f}, {1}, DType::F16))) ==
+        std::vector<uint16_t>{0x4170});
+}
+
+TEST_CASE("f64 math runs in double precision", "[elementwise]") {
+  const Tensor x = Tensor::from_vector(reference::f32_math_inputs,
+                                       {static_cast<int64_t>(reference::f32_math_inputs.size())}, DType::F64);
+  const std::vector<double> e = unary(UnaryOp::Exp, x).to_vector<double>();
+  const std::vector<double> t = unary(UnaryOp::Tanh, x).to_vector<double>();
+  for (size_t i = 0; i < e.size(); ++i) {
+    CHECK(std::fabs(e[i] - reference::math_exp[i]) <= 4e-16 * std::fabs(reference::math_exp[i]));
+    CHECK(std::fabs(t[i] - reference::math_tanh[i]) <= 4e-16 * std::fabs(reference::math_tanh[i]) + 1e-300);
+  }
 }
 
 TEST_CASE("integer unary operators wrap", "[elementwise]") {

@@ -80,7 +80,8 @@ class Normalizer {
   const NormalizeContext& context_;
 };
 
-// Normal form with no facts beyond "symbols are non-negative".
+// Normal form with no facts beyond "symbols are non-negative". Throws
+// DimArithmeticError when a coefficient leaves the 64-bit range.
 DimPoly normalize(const DimExpr& e);
 // Replaces symbols by polynomials and renormalises (no facts).
 DimPoly substitute(const DimPoly& p, const std::map<std::string, DimPoly, std::less<>>& replacement);

@@ -62,8 +62,10 @@ class Monomial {
 
  private:
   void rehash();
+  // The hash of the empty product: every constructor and rehash() agree on it.
+  static constexpr std::size_t kEmptyHash = 0x51ed;
   std::vector<Factor> factors_;  // sorted by compare(atom); distinct atoms
-  std::size_t hash_ = 0;
+  std::size_t hash_ = kEmptyHash;
 };
 
 // Term order: higher degree first, then by atoms; the constant monomial last.
@@ -118,8 +120,9 @@ class DimPoly {
 
  private:
   void rehash();
+  static constexpr std::size_t kZeroHash = 0x7a11;  // the hash of the zero polynomial
   std::vector<Term> terms_;  // sorted by compare(monomial); no zero coefficients
-  std::size_t hash_ = 0;
+  std::size_t hash_ = kZeroHash;
 };
 
 int compare(const DimPoly& a, const DimPoly& b);

@@ -102,18 +102,24 @@ struct SolverOptions {
 enum class Verdict { Proved, Disproved, Unknown };
 std::string_view spelling(Verdict verdict);
 
+// How much a proof query reports. Verdict is cheap (the verdict, a reason and
+// the normal forms) and suits the many probing questions a checker asks;
+// Explained adds the facts searched and the suggested where clauses, which
+// costs trial proofs, for the failures that become diagnostics.
+enum class Detail { Verdict, Explained };
+
 struct ProofResult {
   Verdict verdict = Verdict::Unknown;
   Relation goal;
   DimPoly lhs_normal;  // the two sides' normal forms under the facts
   DimPoly rhs_normal;
   std::string reason;  // one sentence: why it holds, fails, or is open
-  // For Disproved and Unknown: the facts searched, as written (with origin),
-  // and what the solver derived from them (rewrites, whole quotients).
+  // With Detail::Explained, for Disproved and Unknown: the facts searched,
+  // as written (with origin), and what the solver derived from them.
   std::vector<std::string> facts_searched;
   std::vector<std::string> derived;
-  // For Unknown: where clauses that would prove the goal (or, failing
-  // that, the goal restated), and whether adding them does prove it.
+  // With Detail::Explained, for Unknown: where clauses that would prove the
+  // goal (or, failing that, the goal restated), and whether adding them does.
   std::vector<Relation> suggestions;
   bool suggestions_suffice = false;
 
@@ -151,13 +157,16 @@ class Solver {
   // "H / Heads is a whole number", "Heads - 1 >= 0".
   std::vector<std::string> derived() const;
 
+  // The normal form under the facts. Throws DimArithmeticError when exact
+  // arithmetic leaves 64 bits (the prove functions answer Unknown instead).
   DimPoly normalize(const DimExpr& e) const;
 
-  ProofResult prove(const Relation& relation) const;
-  ProofResult prove_equal(const DimExpr& a, const DimExpr& b) const;
-  ProofResult prove_divisible(const DimExpr& a, const DimExpr& b) const;  // a % b == 0
-  ProofResult prove_nonnegative(const DimExpr& e) const;                  // e >= 0
-  ProofResult prove_positive(const DimExpr& e) const;                     // e > 0
+  ProofResult prove(const Relation& relation, Detail detail = Detail::Verdict) const;
+  ProofResult prove_equal(const DimExpr& a, const DimExpr& b, Detail detail = Detail::Verdict) const;
+  ProofResult prove_divisible(const DimExpr& a, const DimExpr& b,  // a % b == 0
+                              Detail detail = Detail::Verdict) const;
+  ProofResult prove_nonnegative(const DimExpr& e, Detail detail = Detail::Verdict) const;  // e >= 0
+  ProofResult prove_positive(const DimExpr& e, Detail detail = Detail::Verdict) const;     // e > 0
   bool equal(const DimExpr& a, const DimExpr& b) const { return prove_equal(a, b).proved(); }
 
   // Concrete bindings (`--bind`): each fact evaluated, and a solver that

@@ -54,6 +54,11 @@ struct Options {
   NumericsPolicy numerics = NumericsPolicy::Exact;
   // Offered every `op` call before its body runs; may be null.
   std::shared_ptr<OpDispatcher> dispatcher;
+  // Under `exact`, a bf16/f16 sum of products (`sum[k] a * b`) rounds every
+  // product and partial sum; it materialises all products at once when
+  // there are at most this many, and otherwise adds them one reduced index
+  // at a time (the same result in less memory).
+  int64_t exact_product_limit = int64_t{1} << 22;
   // A `while` loop that runs this many iterations stops with E6005.
   int64_t max_loop_iterations = 100'000'000;
   // Under `equivalent` and `fast`, an op that names a kernel (`kernel k<...>`)

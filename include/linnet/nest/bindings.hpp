@@ -1,0 +1,105 @@
+// Binding a checkpoint's tensors to a model's parameters (spec chapter 10).
+//
+// bindings.json maps canonical parameter paths (`layers.0.attention.q_proj.weight`)
+// to tensor names (`model.layers.0.self_attn.q_proj.weight`); a path it
+// does not map binds to the tensor of the same name. Paths of layers a
+// truncated run does not instantiate are simply never asked for.
+//
+// A stored tensor loads as the declared dtype when it is that dtype (the
+// mapped bytes are borrowed: no copy) or a float that widens exactly to it
+// (bf16 or f16 to f32 or f64, f32 to f64: an owned copy). Integer, u8 and
+// bool tensors never change type, and nothing narrows.
+//
+// check_parameters compares the whole manifest with the checkpoint before
+// anything is instantiated, so that every problem is reported at once;
+// CheckpointParameterSource then serves the interpreter's requests.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "linnet/eval/parameters.hpp"
+#include "linnet/nest/checkpoint.hpp"
+#include "linnet/syntax/diagnostic.hpp"
+#include "linnet/tensor/dtype.hpp"
+
+namespace linnet::nest {
+
+class Bindings {
+ public:
+  Bindings() = default;  // every path binds to the tensor of its own name
+  explicit Bindings(std::map<std::string, std::string> tensor_by_path, std::string source = "")
+      : tensor_by_path_(std::move(tensor_by_path)), source_(std::move(source)) {}
+
+  // The tensor name `path` binds to.
+  const std::string& tensor_for(const std::string& path) const;
+  bool maps(const std::string& path) const { return tensor_by_path_.count(path) != 0; }
+  size_t size() const { return tensor_by_path_.size(); }
+  const std::map<std::string, std::string>& entries() const { return tensor_by_path_; }
+  // The file read, for messages; empty for identity bindings.
+  const std::string& source() const { return source_; }
+
+ private:
+  std::map<std::string, std::string> tensor_by_path_;
+  std::string source_;
+};
+
+// Reads a bindings.json: one flat object of strings. Reports E5001 (a file
+// that cannot be read, is not JSON, is not a flat object of strings, or
+// repeats a path) and returns nothing.
+std::optional<Bindings> read_bindings(const std::string& path, syntax::Diagnostics& diagnostics);
+// The same from text; `name` stands for the file in messages.
+std::optional<Bindings> parse_bindings(std::string_view json, const std::string& name,
+                                       syntax::Diagnostics& diagnostics);
+
+// Whether a tensor stored as `stored` may stand for a parameter declared
+// `declared` (the same dtype, or a float that widens exactly).
+bool loadable_as(tensor::DType stored, tensor::DType declared);
+
+// Every problem binding `manifest` (param and buffer entries; states are
+// the model's own) to `checkpoint`, one E6003 diagnostic each: a required
+// tensor missing, a present tensor (required or optional) of another shape,
+// of a dtype that does not load as the declared one, or of a dtype Linnet
+// has none for. Reads only metadata: no tensor is touched.
+std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::ParameterInfo>& manifest,
+                                                 const Checkpoint& checkpoint, const Bindings& bindings);
+
+// The checkpoint's tensors that no entry of `manifest` binds, sorted.
+std::vector<std::string> unbound_tensors(const std::vector<eval::ParameterInfo>& manifest,
+                                         const Checkpoint& checkpoint, const Bindings& bindings);
+
+// What a source did, for `--stats` and the tests.
+struct LoadCounts {
+  size_t borrowed = 0;        // tensors served straight from the mapping
+  size_t borrowed_bytes = 0;
+  size_t widened = 0;         // tensors converted to a wider float (owned copies)
+  size_t widened_bytes = 0;   // bytes of the copies
+  size_t copied = 0;          // tensors copied because their bytes were misaligned
+  size_t copied_bytes = 0;
+};
+
+class CheckpointParameterSource : public eval::ParameterSource {
+ public:
+  // Both must outlive the source (the tensors it returns keep the mapping
+  // alive on their own).
+  CheckpointParameterSource(const Checkpoint& checkpoint, const Bindings& bindings)
+      : checkpoint_(checkpoint), bindings_(bindings) {}
+
+  // The bound tensor (marked touched in the checkpoint), or nothing when the
+  // checkpoint has none. A tensor whose shape or dtype does not fit is
+  // returned as stored, for the interpreter to report; one of a dtype Linnet
+  // has none for throws CheckpointError.
+  std::optional<tensor::Tensor> fetch(const eval::ParameterRequest& request) override;
+
+  const LoadCounts& counts() const { return counts_; }
+
+ private:
+  const Checkpoint& checkpoint_;
+  const Bindings& bindings_;
+  LoadCounts counts_;
+};
+
+}  // namespace linnet::nest

@@ -1,0 +1,144 @@
+// A card loaded to run: its program, its bound generics, its checkpoint, and
+// one instance of its root block whose state (KV caches) lives across calls.
+//
+//   nest::SessionOptions options;
+//   options.card = "nest/mistral-7b-instruct-v0.3";
+//   options.binds = {"Layers=2", "T=f32", ...};
+//   options.weights = {"golden/mistral-trunc"};
+//   nest::Session session(options);
+//   if (!session.load()) { std::cerr << session.render_diagnostics(); return 1; }
+//   eval::Value logits = session.call("forward", session.inputs("forward", {{"tokens", "[[1, 2, 3]]"}}));
+//
+// load() checks everything before any tensor is read: the card, the
+// program, the generics (and their `where` clauses), and every parameter
+// the instance needs against the checkpoint (all problems at once). Only
+// then does it instantiate, reading the tensors it binds and no others.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "linnet/eval/interpreter.hpp"
+#include "linnet/nest/bindings.hpp"
+#include "linnet/nest/card.hpp"
+#include "linnet/nest/checkpoint.hpp"
+#include "linnet/nest/generics.hpp"
+#include "linnet/nest/inputs.hpp"
+#include "linnet/nest/weights.hpp"
+#include "linnet/syntax/diagnostic.hpp"
+#include "linnet/syntax/package.hpp"
+
+namespace linnet::nest {
+
+struct SessionOptions {
+  std::string card;                   // the card directory
+  std::vector<std::string> binds;     // "K=V", over nest.toml's [generics]
+  std::vector<std::string> weights;   // --weights paths; empty: the Hugging Face cache
+  std::string std_dir;                // the standard library
+  eval::NumericsPolicy numerics = eval::NumericsPolicy::Exact;
+  // False: stop after listing the parameters (`inspect --parameters`).
+  bool load_weights = true;
+};
+
+// An entry call that failed; what() is the rendered diagnostic.
+class RunError : public std::runtime_error {
+ public:
+  RunError(syntax::Diagnostic diagnostic, const std::string& rendered)
+      : std::runtime_error(rendered), diagnostic_(std::move(diagnostic)) {}
+  const syntax::Diagnostic& diagnostic() const { return diagnostic_; }
+
+ private:
+  syntax::Diagnostic diagnostic_;
+};
+
+// How long loading took, stage by stage (seconds).
+struct LoadTimes {
+  double program = 0;      // card, sources, generics, manifest
+  double checkpoint = 0;   // locating, mapping and checking the weights
+  double instantiate = 0;  // binding the tensors (widening copies included)
+  double total() const { return program + checkpoint + instantiate; }
+};
+
+class Session {
+ public:
+  explicit Session(SessionOptions options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Loads as described above. False when anything failed: diagnostics()
+  // says what. Call once.
+  bool load();
+
+  const syntax::Diagnostics& diagnostics() const { return diagnostics_; }
+  std::string render_diagnostics() const;
+  std::string render_diagnostics_json() const;
+  // Notes for the summary ("running 2 of the checkpoint's 4 layers").
+  const std::vector<std::string>& notes() const { return notes_; }
+
+  const SessionOptions& options() const { return options_; }
+  const Card& card() const { return *card_; }
+  const RootBlock& root() const { return *root_; }
+  // The root block's generics as given (defaults are the interpreter's).
+  const eval::GenericBindings& generics() const { return bound_.model; }
+  // --bind values for entry generics.
+  const eval::GenericBindings& entry_generics() const { return bound_.entry; }
+  // The root's generics with defaults applied, as the instance has them.
+  const eval::GenericBindings& instance_generics() const;
+  const std::vector<eval::ParameterInfo>& manifest() const { return manifest_; }
+  const Bindings& bindings() const { return bindings_; }
+  const Checkpoint& checkpoint() const { return *checkpoint_; }
+  const WeightsLocation& weights_location() const { return weights_location_; }
+  const std::optional<ModelConfig>& config() const { return config_; }
+  const LoadCounts& load_counts() const { return source_->counts(); }
+  // Checkpoint tensors no parameter binds (layers past a truncation, ...).
+  const std::vector<std::string>& unbound_tensors() const { return unbound_; }
+  const LoadTimes& load_times() const { return times_; }
+
+  eval::Interpreter& interpreter() { return *interpreter_; }
+  eval::BlockInstance& instance() { return *instance_; }
+  const syntax::SourceManager& sources() const { return *sources_; }
+
+  // The entry's parameters; throws InputError for an entry the root lacks.
+  std::vector<InputSlot> slots(const std::string& entry) const;
+  // Inputs for `entry` from `name -> text` values (input_from_text); each
+  // parameter needs one, and names must be the entry's. --bind values for
+  // the entry's generics are added. Throws InputError.
+  eval::EntryInputs inputs(const std::string& entry, const std::vector<std::pair<std::string, std::string>>& values) const;
+  // The same from tensors already built, in any order.
+  eval::EntryInputs inputs(const std::string& entry, const std::map<std::string, tensor::Tensor>& values) const;
+
+  // Calls `entry` on the instance; throws RunError (rendered) on failure.
+  eval::Value call(const std::string& entry, const eval::EntryInputs& inputs);
+  // Zeroes every state (the KV caches).
+  void reset_state();
+
+ private:
+  bool fail_with(const eval::EvalError& error);
+  bool load_program();
+  bool load_checkpoint();
+
+  SessionOptions options_;
+  std::unique_ptr<syntax::SourceManager> sources_;
+  syntax::Diagnostics diagnostics_;
+  std::vector<std::string> notes_;
+  std::optional<Card> card_;
+  std::unique_ptr<syntax::Program> program_;
+  std::optional<RootBlock> root_;
+  BoundGenerics bound_;
+  std::unique_ptr<eval::Interpreter> interpreter_;
+  std::vector<eval::ParameterInfo> manifest_;
+  Bindings bindings_;
+  WeightsLocation weights_location_;
+  std::unique_ptr<Checkpoint> checkpoint_;
+  std::optional<ModelConfig> config_;
+  std::unique_ptr<CheckpointParameterSource> source_;
+  std::vector<std::string> unbound_;
+  std::shared_ptr<eval::BlockInstance> instance_;
+  LoadTimes times_;
+};
+
+}  // namespace linnet::nest

@@ -1,0 +1,51 @@
+// The Checker's public face (checker.hpp) and the diagnostics helpers every
+// part of the implementation shares.
+#include "gcc_workarounds.hpp"  // first: see the file
+
+#include "linnet/check/checker.hpp"
+
+#include "checker_internal.hpp"
+
+namespace linnet::check {
+
+Checker::Impl::Impl(const syntax::Program& program_, const syntax::SourceManager& sources_,
+                    syntax::Diagnostics& diagnostics_)
+    : program(program_), sources(sources_), diagnostics(diagnostics_) {}
+
+Diagnostic& Checker::Impl::error(const char* code, std::string message, Span span) {
+  return diagnostics.error(code, std::move(message), span);
+}
+
+std::string Checker::Impl::text_of(Span span) const {
+  if (!span.valid() || span.file >= sources.size()) return {};
+  const std::string& text = sources.file(span.file).text();
+  if (span.begin > span.end || span.end > text.size()) return {};
+  return text.substr(span.begin, span.end - span.begin);
+}
+
+Checker::Checker(const syntax::Program& program, const syntax::SourceManager& sources,
+                 syntax::Diagnostics& diagnostics)
+    : impl_(std::make_unique<Impl>(program, sources, diagnostics)) {}
+
+Checker::~Checker() = default;
+
+void Checker::check() {
+  if (impl_->checked) return;
+  impl_->checked = true;
+  impl_->collect();
+  impl_->check_all();
+}
+
+void Checker::lint() {
+  check();
+  impl_->run_lints();
+}
+
+std::optional<Instance> Checker::instantiate(const InstantiateRequest& request) {
+  check();
+  return impl_->instantiate(request);
+}
+
+std::size_t Checker::functions_checked() const { return impl_->functions_checked; }
+
+}  // namespace linnet::check

@@ -1,0 +1,147 @@
+// `linnet generate CARD --tokens 1,2,3 --max-new N`: the prompt through the
+// card's `prefill`, then `decode` one token at a time on the same instance,
+// greedily or sampled (--temperature, --seed). Prints the new token ids on
+// stdout, one line, space-separated; a progress line goes to stderr when
+// it is a terminal.
+//
+// Exit status: 0 success; 1 a problem with the card, the weights, the
+// prompt, or the run; 2 a bad command line.
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+
+#include "command.hpp"
+#include "linnet/nest/generate.hpp"
+#include "linnet/nest/summary.hpp"
+#include "run_support.hpp"
+
+namespace linnet::cli {
+
+namespace {
+
+struct GenerateCommandOptions {
+  std::string card;
+  std::string tokens;
+  int64_t max_new = 16;
+  double temperature = 0;
+  uint64_t seed = 0;
+  int32_t eos = -1;  // -1: none
+  std::vector<std::string> binds;
+  std::vector<std::string> weights;
+  std::string numerics = "exact";
+  std::string out;
+  bool stats = false;
+};
+
+// "1,2,3" or "1 2 3".
+std::optional<std::vector<int32_t>> parse_tokens(const std::string& text) {
+  std::vector<int32_t> tokens;
+  const char* at = text.data();
+  const char* end = text.data() + text.size();
+  while (at < end) {
+    while (at < end && (*at == ',' || *at == ' ')) ++at;
+    if (at == end) break;
+    int32_t token = 0;
+    const auto [next, error] = std::from_chars(at, end, token);
+    if (error != std::errc() || token < 0) return std::nullopt;
+    tokens.push_back(token);
+    at = next;
+    if (at < end && *at != ',' && *at != ' ') return std::nullopt;
+  }
+  return tokens;
+}
+
+int run_generate(const GenerateCommandOptions& options, const CommandContext& context) {
+  if (int status = check_card_path(options.card); status != 0) return status;
+  if (int status = check_output_path(options.out); status != 0) return status;
+  const std::optional<std::vector<int32_t>> prompt = parse_tokens(options.tokens);
+  if (!prompt || prompt->empty()) {
+    std::cerr << "error: --tokens `" << options.tokens << "` is not a list of token ids such as 1,2,3\n";
+    return 2;
+  }
+  if (options.max_new < 1) {
+    std::cerr << "error: --max-new must be at least 1\n";
+    return 2;
+  }
+  if (options.temperature < 0) {
+    std::cerr << "error: --temperature must be 0 (greedy) or more\n";
+    return 2;
+  }
+
+  nest::Session session(session_options(options.card, options.binds, options.weights, options.numerics, context));
+  if (!load_session(session)) return 1;
+  std::cerr << nest::describe_load(session);
+
+  nest::GenerateOptions generate;
+  generate.prompt = *prompt;
+  generate.max_new = options.max_new;
+  generate.temperature = options.temperature;
+  generate.seed = options.seed;
+  if (options.eos >= 0) generate.eos = options.eos;
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  if (terminal) {
+    generate.on_token = [](int64_t produced, int64_t total) {
+      std::fprintf(stderr, "\rgenerating: %lld/%lld tokens", static_cast<long long>(produced),
+                   static_cast<long long>(total));
+      std::fflush(stderr);
+    };
+  }
+  nest::GenerateResult result;
+  try {
+    result = nest::generate(session, generate);
+  } catch (const nest::InputError& failure) {
+    if (terminal) std::cerr << '\n';
+    std::cerr << "error: " << failure.what() << '\n';
+    return 1;
+  } catch (const nest::RunError& failure) {
+    if (terminal) std::cerr << '\n';
+    std::cerr << failure.what();
+    return 1;
+  }
+  if (terminal) std::cerr << '\n';
+
+  std::string line;
+  for (int32_t token : result.tokens) line += (line.empty() ? "" : " ") + std::to_string(token);
+  std::cout << line << '\n';
+
+  if (!options.out.empty()) {
+    const int64_t count = static_cast<int64_t>(result.tokens.size());
+    std::vector<std::pair<std::string, tensor::Tensor>> outputs{
+        {"tokens", tensor::Tensor::from_vector(result.tokens, tensor::Shape{1, count})}};
+    if (int status = write_outputs(options.out, outputs); status != 0) return status;
+  }
+  if (options.stats) {
+    double decode_total = 0;
+    for (double seconds : result.step_seconds) decode_total += seconds;
+    std::vector<std::pair<std::string, double>> calls{{"prefill", result.prefill_seconds}};
+    if (!result.step_seconds.empty()) {
+      calls.emplace_back("decode (mean of " + std::to_string(result.step_seconds.size()) + ")",
+                         decode_total / static_cast<double>(result.step_seconds.size()));
+    }
+    std::cerr << describe_stats(session, calls);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_generate_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<GenerateCommandOptions>();
+  CLI::App* command = app.add_subcommand(
+      "generate", "generate tokens with a nest card: prefill the prompt, then decode one token at a time");
+  command->add_option("card", options->card, "the card directory (holding nest.toml)")->required();
+  command->add_option("--tokens", options->tokens, "the prompt's token ids, e.g. 1,2,3")->required();
+  command->add_option("--max-new", options->max_new, "how many tokens to generate (default 16)");
+  command->add_option("--temperature", options->temperature, "0 (default) for greedy, else sample at this temperature");
+  command->add_option("--seed", options->seed, "the sampling seed (default 0)");
+  command->add_option("--eos", options->eos, "stop after generating this token id")
+      ->check(CLI::NonNegativeNumber);
+  add_model_options(*command, options->binds, options->weights, options->numerics);
+  command->add_option("--out", options->out, "also write the tokens to FILE.npz (as `tokens`) or FILE.npy");
+  command->add_flag("--stats", options->stats, "report load time, time per call and peak memory");
+  command->callback([options, &context] { context.exit_code = run_generate(*options, context); });
+}
+
+}  // namespace linnet::cli

@@ -1,0 +1,128 @@
+// Shared pieces of the commands that load a card (see run_support.hpp).
+#include "run_support.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "linnet/nest/summary.hpp"
+#include "linnet/tensor/allocator.hpp"
+#include "linnet/tensor/npz.hpp"
+
+namespace linnet::cli {
+
+namespace {
+
+std::string seconds_text(double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3f", seconds);
+  return buffer;
+}
+
+}  // namespace
+
+void add_bind_option(CLI::App& command, std::vector<std::string>& binds) {
+  command.add_option("--bind", binds, "a generic's value, NAME=VALUE (dtypes by name, packs S=2,3); repeatable")
+      ->allow_extra_args(false);
+}
+
+void add_model_options(CLI::App& command, std::vector<std::string>& binds, std::vector<std::string>& weights,
+                       std::string& numerics) {
+  add_bind_option(command, binds);
+  command
+      .add_option("--weights", weights,
+                  "the checkpoint: a directory, or .safetensors files (repeat --weights for each); "
+                  "default: the Hugging Face cache")
+      ->allow_extra_args(false);
+  command.add_option("--numerics", numerics, "exact (default), equivalent or fast")
+      ->check(CLI::IsMember({"exact", "equivalent", "fast"}));
+}
+
+nest::SessionOptions session_options(const std::string& card, const std::vector<std::string>& binds,
+                                     const std::vector<std::string>& weights, const std::string& numerics,
+                                     const CommandContext& context) {
+  nest::SessionOptions options;
+  options.card = card;
+  options.binds = binds;
+  options.weights = weights;
+  options.std_dir = context.std_dir;
+  options.numerics = numerics == "fast"         ? eval::NumericsPolicy::Fast
+                     : numerics == "equivalent" ? eval::NumericsPolicy::Equivalent
+                                                : eval::NumericsPolicy::Exact;
+  return options;
+}
+
+int check_card_path(const std::string& card) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(card, ec)) {
+    std::cerr << "error: `" << card << "` is not a card directory (one holding nest.toml)\n";
+    return 2;
+  }
+  return 0;
+}
+
+int check_output_path(const std::string& out) {
+  if (out.empty() || out.ends_with(".npz") || out.ends_with(".npy")) return 0;
+  std::cerr << "error: --out `" << out << "` must end in .npz (or .npy for a single output)\n";
+  return 2;
+}
+
+bool load_session(nest::Session& session) {
+  const bool loaded = session.load();
+  const syntax::Diagnostics& diagnostics = session.diagnostics();
+  if (!diagnostics.all().empty()) std::cerr << session.render_diagnostics();
+  return loaded;
+}
+
+std::optional<int64_t> bound_vocab(const nest::Session& session) {
+  auto found = session.instance_generics().find("Vocab");
+  if (found == session.instance_generics().end() || found->second.kind != eval::GenericValue::Kind::Dim) {
+    return std::nullopt;
+  }
+  return found->second.dim;
+}
+
+int write_outputs(const std::string& path, const std::vector<std::pair<std::string, tensor::Tensor>>& outputs) {
+  try {
+    if (path.ends_with(".npy")) {
+      if (outputs.size() != 1) {
+        std::cerr << "error: the call returned " << outputs.size()
+                  << " arrays; a .npy file holds one (write a .npz instead)\n";
+        return 1;
+      }
+      tensor::write_npy(path, nest::npy_from_tensor(outputs.front().second));
+      return 0;
+    }
+    std::map<std::string, tensor::NpyArray> arrays;
+    for (const auto& [name, tensor] : outputs) arrays[name] = nest::npy_from_tensor(tensor);
+    tensor::write_npz(path, arrays);
+  } catch (const std::exception& failure) {
+    std::cerr << "error: cannot write `" << path << "`: " << failure.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
+
+std::string describe_stats(const nest::Session& session, const std::vector<std::pair<std::string, double>>& calls) {
+  const nest::LoadTimes& times = session.load_times();
+  std::string text = "stats:\n";
+  text += "  load " + seconds_text(times.total()) + " s (program " + seconds_text(times.program) + ", checkpoint " +
+          seconds_text(times.checkpoint) + ", instantiate " + seconds_text(times.instantiate) + ")\n";
+  for (const auto& [name, seconds] : calls) text += "  call " + name + " " + seconds_text(seconds) + " s\n";
+  const size_t resident = nest::peak_resident_bytes();
+  const size_t tensors = tensor::peak_bytes();
+  text += "  peak resident memory " + nest::format_bytes(static_cast<double>(resident)) + " (" +
+          std::to_string(resident) + " bytes, ru_maxrss)\n";
+  text += "  peak tensor memory " + nest::format_bytes(static_cast<double>(tensors)) + " (" + std::to_string(tensors) +
+          " bytes, owned tensors)\n";
+  if (session.options().load_weights) {
+    uint64_t checkpoint_bytes = 0;
+    for (const auto& file : session.checkpoint().files()) checkpoint_bytes += file->file_size();
+    text += "  checkpoint size " + nest::format_bytes(static_cast<double>(checkpoint_bytes)) + " (" +
+            std::to_string(checkpoint_bytes) + " bytes)\n";
+  }
+  return text;
+}
+
+}  // namespace linnet::cli

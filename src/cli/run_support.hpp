@@ -1,0 +1,46 @@
+// What `linnet run`, `linnet generate` and `linnet inspect --parameters`
+// share: the options that choose a model (--bind, --weights, --numerics),
+// loading a session with its diagnostics printed, writing outputs, and the
+// --stats report.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "command.hpp"
+#include "linnet/nest/session.hpp"
+
+namespace linnet::cli {
+
+// --bind (repeatable), --weights (repeatable) and --numerics.
+void add_model_options(CLI::App& command, std::vector<std::string>& binds, std::vector<std::string>& weights,
+                       std::string& numerics);
+// --bind alone (inspect --parameters reads no weights).
+void add_bind_option(CLI::App& command, std::vector<std::string>& binds);
+
+nest::SessionOptions session_options(const std::string& card, const std::vector<std::string>& binds,
+                                     const std::vector<std::string>& weights, const std::string& numerics,
+                                     const CommandContext& context);
+
+// 0 when `card` is a directory; else prints an error and returns 2.
+int check_card_path(const std::string& card);
+// 0 when `out` is empty or ends in .npy or .npz; else prints an error and returns 2.
+int check_output_path(const std::string& out);
+
+// Loads the session; prints its diagnostics (warnings too) to stderr.
+// False when loading failed.
+bool load_session(nest::Session& session);
+
+// The bound `Vocab`, for the top-k of logits.
+std::optional<int64_t> bound_vocab(const nest::Session& session);
+
+// Writes outputs to a .npz, or the single one to a .npy. Returns 0, or 1
+// after printing an error.
+int write_outputs(const std::string& path, const std::vector<std::pair<std::string, tensor::Tensor>>& outputs);
+
+// The --stats lines: load time by stage, time per call, peak resident
+// memory (ru_maxrss) and peak tensor memory (the allocator's).
+std::string describe_stats(const nest::Session& session, const std::vector<std::pair<std::string, double>>& calls);
+
+}  // namespace linnet::cli

@@ -1,0 +1,190 @@
+// `linnet spec-test DIR`: runs an executable specification in upstream's
+// layout. `DIR/manifest.toml` lists cases:
+//
+//   [[case]]
+//   file = "invalid/101_shape_mismatch.linnet"
+//   expect = "error"        # or "ok"
+//   code = "E2201"          # for "error": a code the checker must report
+//
+// Each case's file is loaded and checked on its own, as `linnet check FILE`
+// would; an "ok" case passes with no errors (warnings allowed), an "error"
+// case passes when one of its errors carries the expected code. One line is
+// printed per case. Then each snapshot `DIR/diagnostics/NAME.stderr` is
+// compared byte for byte with the text diagnostics of the case whose file
+// is NAME.linnet, counted separately: diagnostic wording is the
+// implementation's own, so a differing snapshot is reported, not failed.
+// The last line is `N passed, M failed`; the exit status is 1 if any case
+// failed, 2 for an unreadable manifest.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "command.hpp"
+#include "linnet/check/driver.hpp"
+#include "linnet/syntax/diagnostic.hpp"
+#include "linnet/syntax/package.hpp"
+
+namespace linnet::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SpecCase {
+  std::string file;
+  std::string expect;
+  std::string code;
+};
+
+struct SpecTestOptions {
+  std::string dir;
+  bool verbose = false;
+};
+
+// The checker's verdict on one file: its text diagnostics and error codes.
+struct Outcome {
+  std::string rendered;
+  std::vector<std::string> error_codes;
+};
+
+Outcome check_file(const std::string& file, const std::string& std_dir) {
+  syntax::SourceManager sources;
+  syntax::Diagnostics diagnostics;
+  syntax::LoadOptions load;
+  load.inputs = {file};
+  load.std_dir = std_dir;
+  const std::unique_ptr<syntax::Program> program = syntax::load_program(sources, load, diagnostics);
+  if (!diagnostics.has_errors()) {
+    check::DriverOptions options;
+    check::run_check(*program, sources, diagnostics, load.inputs, options);
+  }
+  Outcome outcome;
+  outcome.rendered = syntax::render_text(diagnostics, sources);
+  for (const syntax::Diagnostic& d : diagnostics.all()) {
+    if (d.severity == syntax::Severity::Error) outcome.error_codes.push_back(d.code);
+  }
+  return outcome;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out.empty() ? "none" : out;
+}
+
+int run_spec_test(const SpecTestOptions& options, const CommandContext& context) {
+  std::error_code ec;
+  const fs::path dir = fs::absolute(options.dir, ec);
+  const fs::path manifest_path = dir / "manifest.toml";
+  if (!fs::is_regular_file(manifest_path, ec)) {
+    std::cerr << "error: no manifest.toml in `" << options.dir << "`\n";
+    return 2;
+  }
+  toml::table manifest;
+  try {
+    manifest = toml::parse_file(manifest_path.string());
+  } catch (const toml::parse_error& e) {
+    std::cerr << "error: `" << manifest_path.string() << "` is not valid TOML: " << e.description() << '\n';
+    return 2;
+  }
+  std::vector<SpecCase> cases;
+  if (const toml::array* list = manifest["case"].as_array()) {
+    for (const toml::node& node : *list) {
+      const toml::table* table = node.as_table();
+      if (!table) continue;
+      SpecCase c;
+      c.file = (*table)["file"].value_or(std::string());
+      c.expect = (*table)["expect"].value_or(std::string());
+      c.code = (*table)["code"].value_or(std::string());
+      if (c.file.empty() || (c.expect != "ok" && c.expect != "error") || (c.expect == "error" && c.code.empty())) {
+        std::cerr << "error: `" << manifest_path.string() << "`: each [[case]] needs `file`, `expect = \"ok\"` or "
+                  << "`expect = \"error\"`, and a `code` for an error\n";
+        return 2;
+      }
+      cases.push_back(std::move(c));
+    }
+  }
+  // Paths in diagnostics are relative to DIR, as in the snapshots.
+  const std::string std_dir = fs::absolute(context.std_dir, ec).string();
+  const fs::path previous = fs::current_path(ec);
+  fs::current_path(dir, ec);
+  if (ec) {
+    std::cerr << "error: cannot enter `" << dir.string() << "`: " << ec.message() << '\n';
+    return 2;
+  }
+
+  std::size_t passed = 0, failed = 0;
+  std::map<std::string, std::string> rendered_by_stem;
+  for (const SpecCase& c : cases) {
+    if (!fs::is_regular_file(c.file, ec)) {
+      std::cout << "FAIL " << c.file << ": no such file\n";
+      ++failed;
+      continue;
+    }
+    const Outcome outcome = check_file(c.file, std_dir);
+    rendered_by_stem[fs::path(c.file).stem().string()] = outcome.rendered;
+    bool ok = false;
+    std::string detail;
+    if (c.expect == "ok") {
+      ok = outcome.error_codes.empty();
+      if (!ok) detail = "expected no errors, got " + join(outcome.error_codes);
+    } else {
+      ok = std::find(outcome.error_codes.begin(), outcome.error_codes.end(), c.code) != outcome.error_codes.end();
+      if (!ok) detail = "expected " + c.code + ", got " + join(outcome.error_codes);
+    }
+    if (ok) {
+      ++passed;
+      std::cout << "ok   " << c.file << (c.expect == "error" ? " (" + c.code + ")" : std::string()) << '\n';
+    } else {
+      ++failed;
+      std::cout << "FAIL " << c.file << ": " << detail << '\n';
+    }
+    if (options.verbose && !outcome.rendered.empty()) std::cout << outcome.rendered;
+  }
+
+  // Snapshots, counted on their own.
+  std::size_t snapshots_matched = 0, snapshots_differ = 0;
+  if (fs::is_directory("diagnostics", ec)) {
+    std::vector<fs::path> snapshots;
+    for (const fs::directory_entry& entry : fs::directory_iterator("diagnostics", ec)) {
+      if (entry.path().extension() == ".stderr") snapshots.push_back(entry.path());
+    }
+    std::sort(snapshots.begin(), snapshots.end());
+    for (const fs::path& snapshot : snapshots) {
+      std::ifstream in(snapshot, std::ios::binary);
+      std::stringstream expected;
+      expected << in.rdbuf();
+      auto it = rendered_by_stem.find(snapshot.stem().string());
+      if (it != rendered_by_stem.end() && it->second == expected.str()) {
+        ++snapshots_matched;
+        continue;
+      }
+      ++snapshots_differ;
+      std::cout << "snapshot differs: " << snapshot.string()
+                << (it == rendered_by_stem.end() ? " (no case checks that file)" : "") << '\n';
+      if (options.verbose && it != rendered_by_stem.end()) {
+        std::cout << "--- expected\n" << expected.str() << "--- got\n" << it->second;
+      }
+    }
+    std::cout << "snapshots: " << snapshots_matched << " match, " << snapshots_differ << " differ\n";
+  }
+  fs::current_path(previous, ec);
+  std::cout << passed << " passed, " << failed << " failed\n";
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void add_spec_test_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<SpecTestOptions>();
+  CLI::App* command = app.add_subcommand("spec-test", "run an executable specification: DIR/manifest.toml's cases");
+  command->add_flag("-v,--verbose", options->verbose, "print each case's diagnostics and snapshot differences");
+  command->add_option("dir", options->dir, "the folder holding manifest.toml")->required();
+  command->callback([options, &context] { context.exit_code = run_spec_test(*options, context); });
+}
+
+}  // namespace linnet::cli

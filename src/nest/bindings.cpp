@@ -1,0 +1,200 @@
+// bindings.json, the pre-instantiation check of a checkpoint against a
+// parameter manifest, and the parameter source over a checkpoint.
+#include "linnet/nest/bindings.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <simdjson.h>
+#include <sstream>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "linnet/eval/error.hpp"
+#include "linnet/nest/card.hpp"
+
+namespace linnet::nest {
+
+namespace {
+
+std::string dtype_text(tensor::DType dtype) { return std::string(tensor::dtype_name(dtype)); }
+
+std::string stored_dtype_text(const TensorRecord& record) {
+  return record.dtype ? dtype_text(*record.dtype) : record.format_dtype;
+}
+
+// "path (tensor `name`)" or just the path when the name is the same.
+std::string describe_binding(const std::string& path, const std::string& tensor_name) {
+  if (path == tensor_name) return "`" + path + "`";
+  return "`" + path + "` (tensor `" + tensor_name + "`)";
+}
+
+// Tells the kernel that the mapped pages of a tensor just copied will not
+// be read again, so that a widened checkpoint does not also stay resident
+// in its stored form. The mapping is private and read-only: dropping its
+// clean pages loses nothing (a later read faults them back in from the
+// file). Only whole pages inside the tensor are released.
+void release_mapped_pages(std::span<const std::byte> bytes) {
+  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
+}  // namespace
+
+const std::string& Bindings::tensor_for(const std::string& path) const {
+  auto found = tensor_by_path_.find(path);
+  return found == tensor_by_path_.end() ? path : found->second;
+}
+
+std::optional<Bindings> parse_bindings(std::string_view json, const std::string& name,
+                                       syntax::Diagnostics& diagnostics) {
+  auto fail = [&](const std::string& message) -> std::optional<Bindings> {
+    diagnostics.error(codes::invalid_manifest, "`" + name + "`: " + message, syntax::Span{})
+        .with_help("bindings.json is one flat JSON object: parameter path -> tensor name");
+    return std::nullopt;
+  };
+  simdjson::dom::parser parser;
+  const simdjson::padded_string padded(json);
+  simdjson::dom::element root;
+  if (auto error = parser.parse(padded).get(root)) {
+    return fail("not valid JSON (" + std::string(simdjson::error_message(error)) + ")");
+  }
+  simdjson::dom::object object;
+  if (root.get(object)) return fail("the top level is not an object");
+  std::map<std::string, std::string> tensor_by_path;
+  for (const simdjson::dom::key_value_pair field : object) {
+    const std::string path(field.key);
+    std::string_view tensor_name;
+    if (field.value.get(tensor_name)) return fail("the binding of `" + path + "` is not a string");
+    if (path.empty() || tensor_name.empty()) return fail("an empty parameter path or tensor name");
+    if (!tensor_by_path.emplace(path, std::string(tensor_name)).second) {
+      return fail("the parameter path `" + path + "` is bound twice");
+    }
+  }
+  return Bindings(std::move(tensor_by_path), name);
+}
+
+std::optional<Bindings> read_bindings(const std::string& path, syntax::Diagnostics& diagnostics) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diagnostics.error(codes::invalid_manifest, "cannot read the bindings `" + path + "`", syntax::Span{});
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_bindings(text.str(), path, diagnostics);
+}
+
+bool loadable_as(tensor::DType stored, tensor::DType declared) {
+  using tensor::DType;
+  if (stored == declared) return true;
+  switch (declared) {
+    case DType::F32: return stored == DType::BF16 || stored == DType::F16;
+    case DType::F64: return stored == DType::BF16 || stored == DType::F16 || stored == DType::F32;
+    default: return false;
+  }
+}
+
+std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::ParameterInfo>& manifest,
+                                                 const Checkpoint& checkpoint, const Bindings& bindings) {
+  std::vector<syntax::Diagnostic> problems;
+  auto problem = [&](std::string message) -> syntax::Diagnostic& {
+    problems.push_back(syntax::error(eval::codes::parameter_binding, std::move(message), syntax::Span{}));
+    return problems.back();
+  };
+  for (const eval::ParameterInfo& info : manifest) {
+    if (info.kind == eval::ParameterKind::State) continue;
+    const std::string& name = bindings.tensor_for(info.path);
+    const std::string declared = dtype_text(info.dtype) + tensor::shape_to_string(info.shape);
+    const char* kind = eval::parameter_kind_name(info.kind);
+    const TensorRecord* record = checkpoint.find(name);
+    if (record == nullptr) {
+      if (info.optional) continue;  // absent: an optional parameter or sub-block the weights lack
+      syntax::Diagnostic& error =
+          problem("the checkpoint has no tensor `" + name + "` for " + kind + " `" + info.path + "`");
+      error.note("expected " + declared);
+      if (bindings.maps(info.path)) {
+        error.note("`" + bindings.source() + "` binds `" + info.path + "` to `" + name + "`");
+      } else if (!bindings.source().empty()) {
+        error.note("`" + bindings.source() + "` does not bind `" + info.path + "`, so it binds to the same name");
+      }
+      continue;
+    }
+    if (!record->dtype) {
+      problem(std::string(kind) + " " + describe_binding(info.path, name) + " is stored as " + record->format_dtype +
+              ", which Linnet has no dtype for")
+          .note("expected " + declared);
+      continue;
+    }
+    const bool shape_fits = record->shape == info.shape;
+    const bool dtype_fits = loadable_as(*record->dtype, info.dtype);
+    if (shape_fits && dtype_fits) continue;
+    std::string what;
+    if (!shape_fits) what = "shape " + tensor::shape_to_string(record->shape);
+    if (!dtype_fits) what += std::string(what.empty() ? "" : " and ") + "dtype " + stored_dtype_text(*record);
+    syntax::Diagnostic& error = problem(std::string(kind) + " " + describe_binding(info.path, name) + " has " + what +
+                                        ", expected " + declared);
+    error.note("the checkpoint holds " + stored_dtype_text(*record) + tensor::shape_to_string(record->shape) +
+               " in `" + record->file + "`");
+    if (!dtype_fits) {
+      if (tensor::is_float(*record->dtype) && tensor::is_float(info.dtype)) {
+        error.note("a stored float loads as its own dtype or a wider one; it is never narrowed");
+      } else {
+        error.note("integer, u8 and bool tensors load only as their own dtype");
+      }
+    }
+  }
+  return problems;
+}
+
+std::vector<std::string> unbound_tensors(const std::vector<eval::ParameterInfo>& manifest,
+                                         const Checkpoint& checkpoint, const Bindings& bindings) {
+  std::set<std::string> bound;
+  for (const eval::ParameterInfo& info : manifest) {
+    if (info.kind != eval::ParameterKind::State) bound.insert(bindings.tensor_for(info.path));
+  }
+  std::vector<std::string> unbound;
+  for (const std::string& name : checkpoint.names()) {
+    if (bound.count(name) == 0) unbound.push_back(name);
+  }
+  return unbound;
+}
+
+std::optional<tensor::Tensor> CheckpointParameterSource::fetch(const eval::ParameterRequest& request) {
+  const std::string& name = bindings_.tensor_for(request.path);
+  if (checkpoint_.find(name) == nullptr) return std::nullopt;
+  const TensorRecord& record = checkpoint_.get(name);  // marks it touched
+  if (!record.dtype) {
+    throw CheckpointError("tensor `" + name + "` in `" + record.file + "` is stored as " + record.format_dtype +
+                          ", which Linnet has no dtype for");
+  }
+  const tensor::DType stored = *record.dtype;
+  const tensor::Shape shape(record.shape.begin(), record.shape.end());
+  const bool widen = stored != request.dtype && loadable_as(stored, request.dtype) && shape == request.shape;
+
+  // safetensors places tensors wherever the header ends; kernels read
+  // elements through typed pointers, so misaligned bytes are copied first.
+  tensor::Tensor stored_tensor;
+  if (reinterpret_cast<uintptr_t>(record.bytes.data()) % tensor::dtype_size(stored) != 0) {
+    stored_tensor = tensor::Tensor::empty(stored, shape);
+    std::memcpy(stored_tensor.raw_mutable_data(), record.bytes.data(), record.bytes.size());
+    ++counts_.copied;
+    counts_.copied_bytes += record.bytes.size();
+  } else {
+    stored_tensor = tensor::Tensor::borrow(stored, shape, record.bytes.data(), record.keep_alive);
+    if (!widen) {
+      ++counts_.borrowed;
+      counts_.borrowed_bytes += record.bytes.size();
+    }
+  }
+  if (!widen) return stored_tensor;
+  tensor::Tensor widened = stored_tensor.to(request.dtype);
+  release_mapped_pages(record.bytes);
+  ++counts_.widened;
+  counts_.widened_bytes += static_cast<size_t>(widened.numel()) * widened.element_size();
+  return widened;
+}
+
+}  // namespace linnet::nest

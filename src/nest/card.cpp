@@ -1,0 +1,232 @@
+// nest.toml: the card manifest.
+#include "linnet/nest/card.hpp"
+
+#include <filesystem>
+#include <toml++/toml.h>
+
+namespace linnet::nest {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Turns toml++ positions (1-based lines, columns in code points) into spans
+// of the manifest and reports problems as E5001.
+class ManifestReader {
+ public:
+  ManifestReader(uint32_t file_id, const syntax::SourceFile& file, syntax::Diagnostics& diagnostics)
+      : file_id_(file_id), file_(file), diagnostics_(diagnostics) {}
+
+  syntax::Diagnostic& error(std::string message, const toml::source_region& where) {
+    ok_ = false;
+    return diagnostics_.error(codes::invalid_manifest, std::move(message), span_of(where));
+  }
+  syntax::Diagnostic& error(std::string message) {
+    ok_ = false;
+    return diagnostics_.error(codes::invalid_manifest, std::move(message), syntax::Span{file_id_, 0, 0});
+  }
+  bool ok() const { return ok_; }
+
+  syntax::Span span_of(const toml::source_region& where) const {
+    const uint32_t begin = offset_of(where.begin);
+    uint32_t end = offset_of(where.end);
+    if (end <= begin) {
+      const std::string_view line = file_.line_text(file_.line_column(begin).line);
+      end = std::min<uint32_t>(begin + static_cast<uint32_t>(std::max<size_t>(1, line.size())),
+                               static_cast<uint32_t>(file_.text().size()));
+    }
+    return syntax::Span{file_id_, begin, std::max(begin, end)};
+  }
+
+ private:
+  uint32_t offset_of(const toml::source_position& position) const {
+    if (position.line == 0) return 0;
+    const std::string& text = file_.text();
+    uint32_t offset = 0;
+    for (uint32_t line = 1; line < position.line && offset < text.size(); ++offset) {
+      if (text[offset] == '\n') ++line;
+    }
+    for (uint32_t column = 1; column < position.column && offset < text.size(); ++column) {
+      ++offset;
+      while (offset < text.size() && (static_cast<unsigned char>(text[offset]) & 0xC0) == 0x80) ++offset;
+    }
+    return std::min<uint32_t>(offset, static_cast<uint32_t>(text.size()));
+  }
+
+  uint32_t file_id_;
+  const syntax::SourceFile& file_;
+  syntax::Diagnostics& diagnostics_;
+  bool ok_ = true;
+};
+
+// A string field of `table`, or nothing when absent; reports a value of
+// another type.
+std::optional<std::string> string_field(const toml::table& table, const char* section, const char* key,
+                                        ManifestReader& reader) {
+  const toml::node* node = table.get(key);
+  if (node == nullptr) return std::nullopt;
+  if (const auto* text = node->as_string()) return text->get();
+  reader.error(std::string("[") + section + "] `" + key + "` must be a string", node->source());
+  return std::nullopt;
+}
+
+// [generics] or [check]: integers are dimensions, strings dtypes, arrays of
+// integers shape packs.
+std::vector<CardSetting> read_settings(const toml::table& table, const char* section, ManifestReader& reader) {
+  std::vector<CardSetting> settings;
+  for (const auto& [key, node] : table) {
+    CardSetting setting;
+    setting.name = std::string(key.str());
+    setting.span = reader.span_of(node.source());
+    const std::string where = std::string("[") + section + "] `" + setting.name + "`";
+    if (const auto* integer = node.as_integer()) {
+      if (integer->get() < 0) {
+        reader.error(where + " is negative: " + std::to_string(integer->get()), node.source());
+        continue;
+      }
+      setting.value = eval::GenericValue::of_dim(integer->get());
+    } else if (const auto* text = node.as_string()) {
+      const std::optional<tensor::DType> dtype = tensor::dtype_from_name(text->get());
+      if (!dtype) {
+        reader.error(where + " names no dtype: \"" + text->get() + "\"", node.source())
+            .with_help("dtypes are bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64");
+        continue;
+      }
+      setting.value = eval::GenericValue::of_dtype(*dtype);
+    } else if (const auto* array = node.as_array()) {
+      tensor::Shape dims;
+      bool valid = true;
+      for (const toml::node& element : *array) {
+        const auto* dim = element.as_integer();
+        valid = valid && dim != nullptr && dim->get() >= 0;
+        if (valid) dims.push_back(dim->get());
+      }
+      if (!valid) {
+        reader.error(where + " must be a list of non-negative integers (a shape)", node.source());
+        continue;
+      }
+      setting.value = eval::GenericValue::of_shape(std::move(dims));
+    } else {
+      reader.error(where + " must be an integer (a dimension), a string (a dtype) or a list of integers (a shape)",
+                   node.source());
+      continue;
+    }
+    settings.push_back(std::move(setting));
+  }
+  return settings;
+}
+
+std::optional<CardWeights> read_weights(const toml::table& table, ManifestReader& reader) {
+  CardWeights weights;
+  const std::optional<std::string> repo = string_field(table, "weights", "repo", reader);
+  const std::optional<std::string> revision = string_field(table, "weights", "revision", reader);
+  if (!repo || repo->find('/') == std::string::npos) {
+    reader.error("[weights] needs `repo`, a Hugging Face repository such as \"org/name\"", table.source());
+    return std::nullopt;
+  }
+  weights.repo = *repo;
+  weights.revision = revision.value_or("main");
+  weights.bindings = string_field(table, "weights", "bindings", reader).value_or("");
+  if (const toml::node* files = table.get("files")) {
+    const auto* array = files->as_array();
+    bool valid = array != nullptr;
+    if (array != nullptr) {
+      for (const toml::node& element : *array) {
+        const auto* name = element.as_string();
+        // A file name inside the snapshot: no separators that climb out of it.
+        valid = valid && name != nullptr && !name->get().empty() && name->get().find("..") == std::string::npos &&
+                name->get().front() != '/';
+        if (valid) weights.files.push_back(name->get());
+      }
+    }
+    if (!valid) {
+      reader.error("[weights] `files` must be a list of file names inside the repository", files->source());
+      return std::nullopt;
+    }
+  }
+  if (weights.files.empty()) weights.files.push_back("model.safetensors");
+  return weights;
+}
+
+}  // namespace
+
+const CardSetting* Card::generic(const std::string& name) const {
+  for (const CardSetting& setting : generics) {
+    if (setting.name == name) return &setting;
+  }
+  return nullptr;
+}
+
+std::string Card::path_of(const std::string& relative) const { return (fs::path(directory) / relative).string(); }
+
+std::optional<Card> read_card(const std::string& directory, syntax::SourceManager& sources,
+                              syntax::Diagnostics& diagnostics) {
+  const std::string manifest_path = (fs::path(directory) / "nest.toml").string();
+  std::error_code ec;
+  if (!fs::is_directory(directory, ec)) {
+    diagnostics.error(codes::invalid_manifest, "`" + directory + "` is not a card directory", syntax::Span{})
+        .with_help("a card is a directory holding nest.toml, linnet.toml and src/");
+    return std::nullopt;
+  }
+  std::string read_error;
+  const uint32_t file_id = sources.load(manifest_path, read_error);
+  if (file_id == 0) {
+    diagnostics.error(codes::invalid_manifest, "cannot read `" + manifest_path + "`: " + read_error, syntax::Span{})
+        .with_help("a card is a directory holding nest.toml, linnet.toml and src/");
+    return std::nullopt;
+  }
+  const syntax::SourceFile& file = sources.file(file_id);
+  ManifestReader reader(file_id, file, diagnostics);
+
+  toml::table table;
+  try {
+    table = toml::parse(file.text(), manifest_path);
+  } catch (const toml::parse_error& failure) {
+    reader.error("nest.toml is not valid TOML: " + std::string(failure.description()), failure.source());
+    return std::nullopt;
+  }
+
+  Card card;
+  card.directory = directory;
+  card.manifest_file = file_id;
+  card.name = fs::path(directory).lexically_normal().filename().string();
+  if (card.name.empty()) card.name = fs::path(directory).lexically_normal().parent_path().filename().string();
+
+  if (const toml::table* model = table["model"].as_table()) {
+    if (auto name = string_field(*model, "model", "name", reader)) card.name = *name;
+    card.title = string_field(*model, "model", "title", reader).value_or("");
+  }
+  const toml::table* source = table["source"].as_table();
+  if (source == nullptr) {
+    reader.error("nest.toml has no [source] table")
+        .with_help("[source] names the root source file, the root block and the default entry: "
+                   "path = \"src/lib.linnet\", root = \"Model\", entry = \"forward\"");
+    return std::nullopt;
+  }
+  card.source_path = string_field(*source, "source", "path", reader).value_or("");
+  if (card.source_path.empty()) reader.error("[source] needs `path`, the root source file", source->source());
+  card.root = string_field(*source, "source", "root", reader).value_or("Model");
+  card.entry = string_field(*source, "source", "entry", reader).value_or("");
+
+  for (const char* section : {"generics", "check"}) {
+    const toml::node* node = table.get(section);
+    if (node == nullptr) continue;
+    const toml::table* settings = node->as_table();
+    if (settings == nullptr) {
+      reader.error(std::string("[") + section + "] must be a table", node->source());
+      continue;
+    }
+    (std::string(section) == "generics" ? card.generics : card.check) = read_settings(*settings, section, reader);
+  }
+  if (const toml::node* node = table.get("weights")) {
+    if (const toml::table* weights = node->as_table()) {
+      card.weights = read_weights(*weights, reader);
+    } else {
+      reader.error("[weights] must be a table", node->source());
+    }
+  }
+  if (!reader.ok()) return std::nullopt;
+  return card;
+}
+
+}  // namespace linnet::nest

@@ -1,0 +1,242 @@
+// Loading a card with its checkpoint, and calling its entries.
+#include "linnet/nest/session.hpp"
+
+#include <filesystem>
+#include <set>
+
+namespace linnet::nest {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+syntax::Diagnostic plain_error(const std::string& message) {
+  return syntax::error("", message, syntax::Span{});
+}
+
+// "tokens: Tensor[B, S; i32], pos: i32".
+std::string signature(const std::vector<InputSlot>& slots) {
+  std::string text;
+  for (const InputSlot& slot : slots) text += (text.empty() ? "" : ", ") + slot.name + ": " + slot.declared;
+  return text;
+}
+
+}  // namespace
+
+Session::Session(SessionOptions options)
+    : options_(std::move(options)), sources_(std::make_unique<syntax::SourceManager>()) {}
+
+Session::~Session() = default;
+
+std::string Session::render_diagnostics() const { return syntax::render_text(diagnostics_, *sources_); }
+
+std::string Session::render_diagnostics_json() const { return syntax::render_json(diagnostics_, *sources_); }
+
+bool Session::fail_with(const eval::EvalError& error) {
+  diagnostics_.add(error.diagnostic());
+  return false;
+}
+
+const eval::GenericBindings& Session::instance_generics() const {
+  return instance_ ? instance_->generics : bound_.model;
+}
+
+bool Session::load() {
+  const Clock::time_point start = Clock::now();
+  if (!load_program()) return false;
+  if (card_->weights && !card_->weights->bindings.empty()) {
+    std::optional<Bindings> bindings = read_bindings(card_->path_of(card_->weights->bindings), diagnostics_);
+    if (!bindings) return false;
+    bindings_ = std::move(*bindings);
+  }
+  times_.program = seconds_since(start);
+  if (!options_.load_weights) return true;
+  const Clock::time_point weights_start = Clock::now();
+  if (!load_checkpoint()) return false;
+  times_.checkpoint = seconds_since(weights_start);
+
+  const Clock::time_point instantiate_start = Clock::now();
+  source_ = std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_);
+  try {
+    instance_ = interpreter_->instantiate(root_->qualified_name, bound_.model, *source_);
+  } catch (const eval::EvalError& error) {
+    return fail_with(error);
+  } catch (const std::exception& failure) {
+    diagnostics_.add(plain_error(std::string("cannot bind the weights: ") + failure.what()));
+    return false;
+  }
+  times_.instantiate = seconds_since(instantiate_start);
+  return true;
+}
+
+bool Session::load_program() {
+  card_ = read_card(options_.card, *sources_, diagnostics_);
+  if (!card_) return false;
+
+  syntax::LoadOptions load_options;
+  load_options.inputs = {options_.card};
+  load_options.std_dir = options_.std_dir;
+  program_ = syntax::load_program(*sources_, load_options, diagnostics_);
+  if (!program_ || diagnostics_.has_errors()) return false;
+
+  std::string why;
+  root_ = find_root_block(*program_, card_->root, why);
+  if (!root_) {
+    diagnostics_.add(plain_error(why)).note("nest.toml's [source] root names the block to run");
+    return false;
+  }
+
+  std::vector<BindArgument> binds;
+  for (const std::string& text : options_.binds) {
+    std::optional<BindArgument> bind = parse_bind_argument(text);
+    if (!bind) {
+      diagnostics_.error(eval::codes::bad_generic_arguments, "`--bind " + text + "` is not of the form NAME=VALUE",
+                         syntax::Span{});
+      continue;
+    }
+    binds.push_back(*bind);
+  }
+  std::optional<BoundGenerics> bound = bind_generics(*root_, *card_, binds, diagnostics_);
+  if (!bound || diagnostics_.has_errors()) return false;
+  bound_ = std::move(*bound);
+
+  eval::Options interpreter_options;
+  interpreter_options.numerics = options_.numerics;
+  interpreter_ = std::make_unique<eval::Interpreter>(*program_, *sources_, interpreter_options);
+  try {
+    // Checks the `where` clauses of the root and of every sub-block.
+    manifest_ = interpreter_->parameters(root_->qualified_name, bound_.model);
+  } catch (const eval::EvalError& error) {
+    return fail_with(error);
+  }
+  return true;
+}
+
+bool Session::load_checkpoint() {
+  try {
+    weights_location_ = locate_weights(*card_, options_.weights);
+    checkpoint_ = std::make_unique<Checkpoint>(weights_location_.files.empty()
+                                                   ? Checkpoint::open(weights_location_.directory)
+                                                   : Checkpoint::open_files(weights_location_.files));
+  } catch (const std::exception& failure) {
+    diagnostics_.add(plain_error(failure.what()));
+    return false;
+  }
+
+  const std::string config_path = (std::filesystem::path(weights_location_.directory) / "config.json").string();
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(config_path, ec)) {
+    std::string why;
+    config_ = read_model_config(config_path, why);
+    if (!config_) {
+      diagnostics_.add(syntax::warning("", "ignoring the checkpoint's config: " + why, syntax::Span{}));
+    } else {
+      ConfigComparison comparison = compare_config(*config_, bound_.model);
+      for (const std::string& warning : comparison.warnings) {
+        diagnostics_.add(syntax::warning("", warning, syntax::Span{}));
+      }
+      for (std::string& note : comparison.notes) notes_.push_back(std::move(note));
+    }
+  }
+
+  std::vector<syntax::Diagnostic> problems = check_parameters(manifest_, *checkpoint_, bindings_);
+  if (!problems.empty()) {
+    for (syntax::Diagnostic& problem : problems) diagnostics_.add(std::move(problem));
+    diagnostics_.add(plain_error(std::to_string(problems.size()) + (problems.size() == 1 ? " parameter" : " parameters") +
+                                 " of `" + root_->qualified_name + "` do not bind to the checkpoint `" +
+                                 checkpoint_->source() + "`"))
+        .note("generics: " + eval::describe_bindings(bound_.model));
+    return false;
+  }
+  unbound_ = nest::unbound_tensors(manifest_, *checkpoint_, bindings_);
+  return true;
+}
+
+std::vector<InputSlot> Session::slots(const std::string& entry) const {
+  const syntax::ast::FunctionItem* item = root_->entry(entry);
+  if (item == nullptr) {
+    std::string names;
+    for (const std::string& name : root_->entry_names()) names += (names.empty() ? "" : ", ") + name;
+    throw InputError("`" + root_->qualified_name + "` has no entry `" + entry + "`; its entries are " + names);
+  }
+  return input_slots(*item, instance_generics(), *sources_);
+}
+
+eval::EntryInputs Session::inputs(const std::string& entry, const std::map<std::string, tensor::Tensor>& values) const {
+  const std::vector<InputSlot> entry_slots = slots(entry);
+  std::set<std::string> names;
+  for (const InputSlot& slot : entry_slots) names.insert(slot.name);
+  for (const auto& [name, value] : values) {
+    if (names.count(name) == 0) {
+      throw InputError("entry `" + entry + "` has no parameter `" + name + "`; it takes (" + signature(entry_slots) +
+                       ")");
+    }
+  }
+  eval::EntryInputs inputs;
+  std::vector<std::string> missing;
+  for (const InputSlot& slot : entry_slots) {
+    auto found = values.find(slot.name);
+    if (found == values.end()) {
+      missing.push_back(slot.name);
+      continue;
+    }
+    inputs.positional.push_back(eval::Value::from_tensor(found->second));
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string& name : missing) list += (list.empty() ? "" : ", ") + name;
+    throw InputError("entry `" + entry + "` needs " + (missing.size() == 1 ? "input " : "inputs ") + list +
+                     "; it takes (" + signature(entry_slots) + "); give each as --input NAME=VALUE");
+  }
+  // --bind values for this entry's own generics.
+  const syntax::ast::FunctionItem* item = root_->entry(entry);
+  for (const syntax::ast::GenericParam& generic : item->generics) {
+    auto bound = bound_.entry.find(generic.name.text);
+    if (bound != bound_.entry.end()) inputs.generics[generic.name.text] = bound->second;
+  }
+  return inputs;
+}
+
+eval::EntryInputs Session::inputs(const std::string& entry,
+                                  const std::vector<std::pair<std::string, std::string>>& values) const {
+  const std::vector<InputSlot> entry_slots = slots(entry);
+  std::map<std::string, tensor::Tensor> tensors;
+  for (const auto& [name, text] : values) {
+    const InputSlot* slot = nullptr;
+    for (const InputSlot& candidate : entry_slots) {
+      if (candidate.name == name) slot = &candidate;
+    }
+    if (slot == nullptr) {
+      throw InputError("entry `" + entry + "` has no parameter `" + name + "`; it takes (" + signature(entry_slots) +
+                       ")");
+    }
+    if (!tensors.emplace(name, input_from_text(text, *slot)).second) {
+      throw InputError("input `" + name + "` is given twice");
+    }
+  }
+  return inputs(entry, tensors);
+}
+
+eval::Value Session::call(const std::string& entry, const eval::EntryInputs& inputs) {
+  try {
+    return interpreter_->call(*instance_, entry, inputs);
+  } catch (const eval::EvalError& error) {
+    throw RunError(error.diagnostic(), interpreter_->render(error));
+  } catch (const RunError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    const syntax::Diagnostic diagnostic = plain_error("entry `" + entry + "` ran out of memory");
+    throw RunError(diagnostic, "error: entry `" + entry + "` ran out of memory\n");
+  } catch (const std::exception& failure) {
+    const syntax::Diagnostic diagnostic = plain_error("entry `" + entry + "` failed: " + failure.what());
+    throw RunError(diagnostic, syntax::render_text(diagnostic, *sources_));
+  }
+}
+
+void Session::reset_state() { instance_->reset_state(); }
+
+}  // namespace linnet::nest

@@ -1,0 +1,195 @@
+// Output summaries: shapes, ranges, top tokens.
+#include "linnet/nest/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <sys/resource.h>
+
+#include "linnet/nest/session.hpp"
+
+namespace linnet::nest {
+
+namespace {
+
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
+
+// "[0, 3]": the position of row `row` over the leading axes.
+std::string row_position(const tensor::Shape& leading, int64_t row) {
+  std::vector<int64_t> index(leading.size());
+  for (size_t axis = leading.size(); axis-- > 0;) {
+    index[axis] = leading[axis] == 0 ? 0 : row % leading[axis];
+    row = leading[axis] == 0 ? 0 : row / leading[axis];
+  }
+  std::string text = "[";
+  for (size_t axis = 0; axis < index.size(); ++axis) text += (axis ? ", " : "") + std::to_string(index[axis]);
+  return text + "]";
+}
+
+// NaN last, then larger values first, then lower indices first.
+bool ranks_before(double a, int64_t a_index, double b, int64_t b_index) {
+  if (std::isnan(a) != std::isnan(b)) return !std::isnan(a);
+  if (!std::isnan(a) && a != b) return a > b;
+  return a_index < b_index;
+}
+
+}  // namespace
+
+std::vector<std::vector<RankedToken>> top_k_rows(const tensor::Tensor& tensor, int k) {
+  std::vector<std::vector<RankedToken>> rows;
+  if (tensor.rank() == 0) return rows;
+  const int64_t width = tensor.extent(-1);
+  if (width == 0) return rows;
+  const std::vector<double> values = tensor.to_vector<double>();
+  const int64_t count = static_cast<int64_t>(values.size()) / width;
+  const int64_t keep = std::min<int64_t>(k, width);
+  std::vector<int64_t> order(static_cast<size_t>(width));
+  for (int64_t row = 0; row < count; ++row) {
+    const double* data = values.data() + row * width;
+    std::iota(order.begin(), order.end(), int64_t{0});
+    std::partial_sort(order.begin(), order.begin() + keep, order.end(),
+                      [&](int64_t a, int64_t b) { return ranks_before(data[a], a, data[b], b); });
+    std::vector<RankedToken> ranked;
+    for (int64_t i = 0; i < keep; ++i) ranked.push_back({order[i], data[order[i]]});
+    rows.push_back(std::move(ranked));
+  }
+  return rows;
+}
+
+std::vector<int64_t> argmax_rows(const tensor::Tensor& tensor) {
+  std::vector<int64_t> tokens;
+  for (const auto& row : top_k_rows(tensor, 1)) tokens.push_back(row.front().token);
+  return tokens;
+}
+
+std::string describe_output(const std::string& name, const tensor::Tensor& tensor, const SummaryOptions& options) {
+  std::string text = name + ": " + tensor.describe();
+  const int64_t count = tensor.numel();
+  if (count == 0) return text + " (empty)\n";
+  if (tensor.rank() == 0) return text + " = " + tensor.item().to_string() + "\n";
+
+  if (!tensor::is_float(tensor.dtype())) {
+    const std::vector<int64_t> values = tensor.to_vector<int64_t>();
+    text += "\n  ";
+    const int64_t shown = std::min<int64_t>(count, options.max_values);
+    for (int64_t i = 0; i < shown; ++i) text += (i ? " " : "") + std::to_string(values[i]);
+    if (shown < count) text += " ... (" + std::to_string(count - shown) + " more)";
+    return text + "\n";
+  }
+
+  const std::vector<double> values = tensor.to_vector<double>();
+  double low = INFINITY, high = -INFINITY, total = 0;
+  int64_t not_finite = 0;
+  for (double value : values) {
+    if (!std::isfinite(value)) {
+      ++not_finite;
+      continue;
+    }
+    low = std::min(low, value);
+    high = std::max(high, value);
+    total += value;
+  }
+  const int64_t finite = count - not_finite;
+  if (finite > 0) {
+    text += "  min " + number(low) + "  max " + number(high) + "  mean " + number(total / static_cast<double>(finite));
+  }
+  if (not_finite > 0) text += "  (" + std::to_string(not_finite) + " NaN or infinite)";
+  text += "\n";
+
+  const bool logits = options.vocab && tensor.extent(-1) == *options.vocab;
+  if (!logits) return text;
+  const std::vector<std::vector<RankedToken>> rows = top_k_rows(tensor, options.top_k);
+  const tensor::Shape leading(tensor.shape().begin(), tensor.shape().end() - 1);
+  // Many rows: the first and the last ones (the last position is the one
+  // that predicts the next token).
+  const int64_t total_rows = static_cast<int64_t>(rows.size());
+  const int64_t head = total_rows <= options.max_rows ? total_rows : options.max_rows / 2;
+  const int64_t tail_start = total_rows <= options.max_rows ? total_rows : total_rows - (options.max_rows - head);
+  auto show = [&](int64_t row) {
+    text += "  " + row_position(leading, row) + " top-" + std::to_string(options.top_k) + ":";
+    for (const RankedToken& token : rows[row]) text += " " + std::to_string(token.token) + " (" + number(token.value) + ")";
+    text += "\n";
+  };
+  for (int64_t row = 0; row < head; ++row) show(row);
+  if (tail_start > head) text += "  ... " + std::to_string(tail_start - head) + " more rows\n";
+  for (int64_t row = std::max(head, tail_start); row < total_rows; ++row) show(row);
+  return text;
+}
+
+size_t peak_resident_bytes() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<size_t>(usage.ru_maxrss) * 1024;  // Linux reports kilobytes
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  int unit = 0;
+  while (bytes >= 1000 && unit < 4) {
+    bytes /= 1000;
+    ++unit;
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, unit == 0 ? "%.0f %s" : "%.3g %s", bytes, units[unit]);
+  return buffer;
+}
+
+std::string describe_load(const Session& session) {
+  const Card& card = session.card();
+  std::string text = "card: " + card.name + (card.title.empty() ? "" : " (" + card.title + ")") + "\n";
+  text += "model: " + session.root().qualified_name + eval::describe_bindings(session.instance_generics()) + "\n";
+  if (!session.options().load_weights) return text;
+
+  const Checkpoint& checkpoint = session.checkpoint();
+  uint64_t total_bytes = 0;
+  for (const auto& file : checkpoint.files()) total_bytes += file->file_size();
+  text += "weights: " + session.weights_location().description + " (" + std::to_string(checkpoint.files().size()) +
+          (checkpoint.files().size() == 1 ? " file, " : " files, ") + std::to_string(checkpoint.size()) +
+          " tensors, " + format_bytes(static_cast<double>(total_bytes)) + ")\n";
+
+  // The stored dtypes of the tensors the instance binds.
+  std::map<std::string, size_t> stored;
+  size_t bound = 0;
+  for (const eval::ParameterInfo& info : session.manifest()) {
+    if (info.kind == eval::ParameterKind::State) continue;
+    if (const TensorRecord* record = checkpoint.find(session.bindings().tensor_for(info.path))) {
+      ++stored[record->dtype ? std::string(tensor::dtype_name(*record->dtype)) : record->format_dtype];
+      ++bound;
+    }
+  }
+  std::string dtypes;
+  for (const auto& [name, count] : stored) dtypes += (dtypes.empty() ? "" : ", ") + std::to_string(count) + " " + name;
+  text += "  bound " + std::to_string(bound) + " tensors (stored as " + (dtypes.empty() ? "nothing" : dtypes) + ")";
+  if (const auto& config = session.config(); config) {
+    if (config->dtype) text += "; config dtype " + *config->dtype;
+    if (config->rope_theta) text += ", rope theta " + number(*config->rope_theta);
+    if (config->rope_type) text += " (" + *config->rope_type + ")";
+  }
+  text += "\n";
+  const LoadCounts& counts = session.load_counts();
+  text += "  " + std::to_string(counts.borrowed) + " mapped without a copy (" +
+          format_bytes(static_cast<double>(counts.borrowed_bytes)) + ")";
+  if (counts.widened > 0) {
+    text += ", " + std::to_string(counts.widened) + " widened to a copy (" +
+            format_bytes(static_cast<double>(counts.widened_bytes)) + ")";
+  }
+  if (counts.copied > 0) {
+    text += ", " + std::to_string(counts.copied) + " copied for alignment (" +
+            format_bytes(static_cast<double>(counts.copied_bytes)) + ")";
+  }
+  text += "\n";
+  if (const auto& unbound = session.unbound_tensors(); !unbound.empty()) {
+    text += "  " + std::to_string(unbound.size()) + " checkpoint tensors not used (" + unbound.front() +
+            (unbound.size() > 1 ? ", ..." : "") + ")\n";
+  }
+  for (const std::string& note : session.notes()) text += "  note: " + note + "\n";
+  return text;
+}
+
+}  // namespace linnet::nest

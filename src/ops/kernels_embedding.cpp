@@ -1,0 +1,42 @@
+// Kernel for `std.nn.embedding::embedding<*S, Vocab, H, T>`: row ids[...]
+// of the table for every id, copied as stored (bit for bit the body). An id
+// outside 0..Vocab is left to the body, which reports it where it was read.
+#include <cstring>
+
+#include "kernel_support.hpp"
+
+namespace linnet::ops::detail {
+
+namespace {
+
+std::optional<eval::Value> run_embedding(const eval::NativeCall& call) {
+  const Tensor ids = contiguous_i64(tensor_argument(call, "ids"));
+  const Tensor table = tensor_argument(call, "table").contiguous();
+  const int64_t vocab = dim_generic(call, "Vocab");
+  const int64_t width = dim_generic(call, "H");
+  const int64_t* id = ids.data<int64_t>();
+  for (int64_t i = 0; i < ids.numel(); ++i) {
+    if (id[i] < 0 || id[i] >= vocab) return std::nullopt;
+  }
+  Shape shape = ids.shape();
+  shape.push_back(width);
+  Tensor result = Tensor::empty(table.dtype(), shape);
+  const size_t row_bytes = static_cast<size_t>(width) * table.element_size();
+  const auto* rows = static_cast<const std::byte*>(table.raw_data());
+  auto* out = static_cast<std::byte*>(result.raw_mutable_data());
+  const int64_t count = ids.numel();
+#pragma omp parallel for schedule(static) if (count > 256)
+  for (int64_t i = 0; i < count; ++i) {
+    std::memcpy(out + static_cast<size_t>(i) * row_bytes, rows + static_cast<size_t>(id[i]) * row_bytes, row_bytes);
+  }
+  return eval::Value::from_tensor(result);
+}
+
+}  // namespace
+
+void register_embedding_kernels(RegistryOpTable& table) {
+  register_f32_bf16(table, "std.nn.embedding::embedding", eval::NumericsPolicy::Equivalent,
+                    "row copies, bit for bit the body", "row copies, bit for bit the body", &run_embedding);
+}
+
+}  // namespace linnet::ops::detail

@@ -1,0 +1,93 @@
+// Kernels for `std.nn.norm::{rms_norm, layer_norm}`: the statistics of each
+// row in f32 (sums in index order), the normalized row rounded to T, then
+// the weight (and bias) applied in T -- the roundings the bodies make,
+// at the same places. One row per thread.
+#include <cmath>
+
+#include "kernel_support.hpp"
+
+namespace linnet::ops::detail {
+
+namespace {
+
+// `x / sqrt(mean(x^2) + eps)`, rounded to T, times weight in T.
+std::optional<eval::Value> run_rms_norm(const eval::NativeCall& call) {
+  const DType dtype = dtype_generic(call, "T");
+  const Rounding round = rounding_for(dtype);
+  const int64_t h = dim_generic(call, "H");
+  const Tensor x = contiguous_f32(tensor_argument(call, "x"));
+  const Tensor weight = contiguous_f32(tensor_argument(call, "weight"));
+  const float eps = static_cast<float>(float_argument(call, "eps"));
+  Tensor result = Tensor::empty(DType::F32, x.shape());
+  if (h == 0) return eval::Value::from_tensor(to_dtype(result, dtype));
+  const float* in = x.data<float>();
+  const float* gain = weight.data<float>();
+  float* out = result.mutable_data<float>();
+  const int64_t rows = x.numel() / h;
+  const float count = static_cast<float>(h);
+#pragma omp parallel for schedule(static) if (rows > 1)
+  for (int64_t row = 0; row < rows; ++row) {
+    const float* values = in + row * h;
+    float squares = 0.0f;
+    for (int64_t i = 0; i < h; ++i) squares += values[i] * values[i];
+    const float inverse_rms = 1.0f / std::sqrt(squares / count + eps);
+    float* normalized = out + row * h;
+    for (int64_t i = 0; i < h; ++i) normalized[i] = round(round(values[i] * inverse_rms) * gain[i]);
+  }
+  return eval::Value::from_tensor(to_dtype(result, dtype));
+}
+
+// `(x - mean) / sqrt(variance + eps)`, rounded to T, times weight in T,
+// plus bias in T when there is one.
+std::optional<eval::Value> run_layer_norm(const eval::NativeCall& call) {
+  const DType dtype = dtype_generic(call, "T");
+  const Rounding round = rounding_for(dtype);
+  const int64_t h = dim_generic(call, "H");
+  const Tensor x = contiguous_f32(tensor_argument(call, "x"));
+  const Tensor weight = contiguous_f32(tensor_argument(call, "weight"));
+  const std::optional<Tensor> bias_argument = optional_tensor_argument(call, "bias");
+  const Tensor bias = bias_argument ? contiguous_f32(*bias_argument) : Tensor();
+  const float eps = static_cast<float>(float_argument(call, "eps"));
+  Tensor result = Tensor::empty(DType::F32, x.shape());
+  if (h == 0) return eval::Value::from_tensor(to_dtype(result, dtype));
+  const float* in = x.data<float>();
+  const float* gain = weight.data<float>();
+  const float* shift = bias_argument ? bias.data<float>() : nullptr;
+  float* out = result.mutable_data<float>();
+  const int64_t rows = x.numel() / h;
+  const float count = static_cast<float>(h);
+#pragma omp parallel for schedule(static) if (rows > 1)
+  for (int64_t row = 0; row < rows; ++row) {
+    const float* values = in + row * h;
+    float* normalized = out + row * h;
+    float total = 0.0f;
+    for (int64_t i = 0; i < h; ++i) total += values[i];
+    const float mean = total / count;
+    float squares = 0.0f;
+    for (int64_t i = 0; i < h; ++i) {
+      const float centered = values[i] - mean;
+      squares += centered * centered;
+    }
+    const float inverse_std = 1.0f / std::sqrt(squares / count + eps);
+    for (int64_t i = 0; i < h; ++i) {
+      const float scaled = round(round((values[i] - mean) * inverse_std) * gain[i]);
+      normalized[i] = shift ? round(scaled + shift[i]) : scaled;
+    }
+  }
+  return eval::Value::from_tensor(to_dtype(result, dtype));
+}
+
+}  // namespace
+
+void register_norm_kernels(RegistryOpTable& table) {
+  const auto equivalent = eval::NumericsPolicy::Equivalent;
+  register_f32_bf16(table, "std.nn.norm::rms_norm", equivalent, "row statistics in f32, one row per thread",
+                    "row statistics in f32; rounded to bf16 before and after the weight, as the body does",
+                    &run_rms_norm);
+  register_f32_bf16(table, "std.nn.norm::layer_norm", equivalent, "row statistics in f32, one row per thread",
+                    "row statistics in f32; rounded to bf16 before and after the weight and after the bias, as "
+                    "the body does",
+                    &run_layer_norm);
+}
+
+}  // namespace linnet::ops::detail
