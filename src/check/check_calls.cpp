@@ -229,7 +229,7 @@ class Unifier {
 
 // `p(X) = a * X + b` with `a` a positive constant: X from the value of p.
 std::optional<DimExpr> solve_linear(const DimExpr& pattern, const std::string& symbol, const DimExpr& actual,
-                                    const Solver& solver) {
+                                    const Solver& solver) try {
   std::map<std::string, DimExpr, std::less<>> at0{{symbol, DimExpr(0)}}, at1{{symbol, DimExpr(1)}},
       at2{{symbol, DimExpr(2)}};
   const DimExpr b = pattern.substitute(at0);
@@ -242,6 +242,8 @@ std::optional<DimExpr> solve_linear(const DimExpr& pattern, const std::string& s
   if (a->num() == 1) return solver.normalize(rest).to_expr();
   if (!solver.prove_divisible(rest, DimExpr(a->num())).proved()) return std::nullopt;
   return solver.normalize(rest / DimExpr(a->num())).to_expr();
+} catch (const DimArithmeticError&) {
+  return std::nullopt;
 }
 
 }  // namespace

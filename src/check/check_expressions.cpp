@@ -344,7 +344,7 @@ bool Checker::Impl::broadcast(const Shape& a, const Shape& b, Shape& out, Span s
       d.note("left shape is " + shape_to_string(a));
       d.note("right shape is " + shape_to_string(b));
       if (!cx.facts.empty() && cx.solver) {
-        const ProofResult proof = cx.solver->prove_equal(x.dim, y.dim);
+        const ProofResult proof = cx.solver->prove_equal(x.dim, y.dim, Detail::Explained);
         std::string facts = "facts searched: ";
         for (std::size_t k = 0; k < proof.facts_searched.size(); ++k) facts += (k ? "; " : "") + proof.facts_searched[k];
         d.note(facts);

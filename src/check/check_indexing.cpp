@@ -101,7 +101,7 @@ struct NotationAccess {
     d.note(quoted(var.source) + " binds " + quoted(var.name) + " to " + first);
     d.note(quoted(source) + " binds " + quoted(var.name) + " to " + second);
     if (!cx.facts.empty() && !var.is_pack && cx.solver) {
-      const ProofResult proof = cx.solver->prove_equal(var.extent, axes.front().dim);
+      const ProofResult proof = cx.solver->prove_equal(var.extent, axes.front().dim, Detail::Explained);
       std::string facts = "facts searched: ";
       for (std::size_t k = 0; k < proof.facts_searched.size(); ++k) facts += (k ? "; " : "") + proof.facts_searched[k];
       d.note(facts);
@@ -283,13 +283,12 @@ TypePtr Checker::Impl::check_index(const ast::IndexExpr& expr, Context& cx) {
                                 (cx.block && cx.block->member_index.count(text)) ||
                                 cx.module->symbols.count(text) > 0;
         if (!resolvable) {
-          Diagnostic& d = error("E3101", "index " + quoted(text) + " is not bound", component.span);
-          d.note("Linnet does not perform implicit Einstein summation");
-          const IndexScope& outer = cx.index_scopes.front();
-          if (outer.comprehension && outer.comprehension->value) {
-            d.with_help("write `sum[" + text + "] " + text_of(*outer.comprehension->value) + "`");
-          } else {
-            d.with_help("bind it with a reduction, `sum[" + text + "] ...`, or as an output index");
+          // Once per name and comprehension: every further use is the same mistake.
+          const std::string key = "E3101 " + text + " " + std::to_string(cx.index_scopes.front().vars.empty() ? 0 : cx.index_scopes.front().vars.front().span.begin);
+          if (cx.reported.insert(key).second) {
+            error("E3101", "index " + quoted(text) + " is not bound", component.span)
+                .note("Linnet does not perform implicit Einstein summation")
+                .with_help("reduce over it explicitly, for example `sum[" + text + "] ...`, or make it an output index");
           }
           ok = false;
           continue;
@@ -397,8 +396,8 @@ TypePtr Checker::Impl::check_index(const ast::IndexExpr& expr, Context& cx) {
       ok = false;
       continue;
     }
-    const DimExpr step_value = simplify(*step, cx);
-    if (!step_value.is_constant() || step_value.value() <= 0) {
+    const std::optional<std::int64_t> step_constant = constant_value(*step, cx);
+    if (!step_constant || *step_constant <= 0) {
       error("E2209", "a slice's step must be a positive integer constant, not " + quoted(step->to_string()),
             component.step ? component.step->span : component.span);
       ok = false;
@@ -424,7 +423,7 @@ TypePtr Checker::Impl::check_index(const ast::IndexExpr& expr, Context& cx) {
     }
     // max(0, (min(stop, D) - start + step - 1) / step)
     DimExpr length = DimExpr::min(*stop, extent) - *start;
-    if (step_value.value() != 1) length = (length + DimExpr(step_value.value() - 1)) / step_value;
+    if (*step_constant != 1) length = (length + DimExpr(*step_constant - 1)) / DimExpr(*step_constant);
     result[axis] = ShapeItem::of(simplify(DimExpr::max(DimExpr(0), length), cx));
   }
   if (!ok) return error_type();
@@ -460,7 +459,9 @@ TypePtr Checker::Impl::check_reduction(const ast::ReductionExpr& expr, Context& 
   IndexScope done = std::move(cx.index_scopes.back());
   cx.index_scopes.pop_back();
   for (const IndexVar& var : done.vars) {
-    if (!var.used) {
+    // After an error in the body, an index may look unused only because the
+    // access that used it failed first.
+    if (!var.used && !body->is_error()) {
       error("E3102", "reduction index " + quoted(var.name) + " is not used", var.span)
           .note("every reduction index must index the reduced expression");
       ok = false;
@@ -528,9 +529,10 @@ void Checker::Impl::check_comprehension(const ast::ComprehensionStmt& stmt, Cont
   Shape shape;
   for (const IndexVar& var : done.vars) {
     if (!var.used || !var.has_domain) {
+      ok = false;
+      if (body->is_error()) continue;
       error("E3103", "output index " + quoted(var.name) + " indexes no tensor axis", var.span)
           .note("an output index takes its extent from the axes it indexes");
-      ok = false;
       continue;
     }
     if (var.is_pack) {

@@ -242,8 +242,8 @@ std::optional<Instance> Checker::Impl::instantiate(const InstantiateRequest& req
       }
       error("E2206", "the bindings break " + quoted(fact.relation.to_string()) + ", which " + owner + " requires",
             fact.span)
-          .note("here it is " + std::to_string(result.lhs) + " " + std::string(spelling(fact.relation.op)) + " " +
-                std::to_string(result.rhs))
+          .note("at these values it reads `" + std::to_string(result.lhs) + " " +
+                std::string(spelling(fact.relation.op)) + " " + std::to_string(result.rhs) + "`")
           .note(how);
       ok = false;
     }
@@ -258,7 +258,9 @@ std::optional<Instance> Checker::Impl::instantiate(const InstantiateRequest& req
     resolve_block_members(*root);
     ok = bind(root->generics, root_args, true, quoted(root->name)) && ok;
     if (!ok) return std::nullopt;
-    ok = check_where(root->where, root_args.dims, quoted(root->name), "bound by " + origin) && ok;
+    // Blocks inside restate the root's clause: a binding that breaks it is
+    // reported once, at the root.
+    if (!check_where(root->where, root_args.dims, quoted(root->name), "bound by " + origin)) return std::nullopt;
 
     // The block tree, each distinct instance once.
     std::set<std::string> visited;

@@ -104,8 +104,8 @@ TypePtr Checker::Impl::kernel_builtin(const ast::CallExpr& call, const std::stri
     }
     const TypePtr axis = check_expr(*args[0]->value, cx);
     if (axis->is_error()) return axis;
-    const DimExpr value = axis->is_compile_time_int() ? simplify(*axis->value, cx) : DimExpr(-1);
-    if (!value.is_constant() || value.value() < 0 || value.value() > 2) {
+    const std::optional<std::int64_t> value = axis->is_compile_time_int() ? constant_value(*axis->value, cx) : std::nullopt;
+    if (!value || *value < 0 || *value > 2) {
       error("E2127", "`program_id` takes a grid axis: 0, 1 or 2", args[0]->value->span);
       return error_type();
     }

@@ -4,6 +4,8 @@
 // error-free programs, so `Checker::lint` runs after `check`.
 #include "gcc_workarounds.hpp"  // first: see the file
 
+#include <algorithm>
+
 #include "checker_internal.hpp"
 
 namespace linnet::check {
@@ -40,10 +42,14 @@ void Checker::Impl::run_lints() {
   };
   for (const ModuleScope& scope : modules) {
     if (!requested.count(scope.module)) continue;
+    std::vector<std::pair<Span, std::string>> unused;
     for (const auto& [name, import] : scope.imports) {
-      if (import.used || exempt(name)) continue;
-      syntax::Diagnostics& sink = diagnostics;
-      sink.add(syntax::warning("W1001", "unused import " + quoted(name), import.span))
+      if (!import.used && !exempt(name)) unused.emplace_back(import.span, name);
+    }
+    std::sort(unused.begin(), unused.end(),
+              [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
+    for (const auto& [span, name] : unused) {
+      diagnostics.add(syntax::warning("W1001", "unused import " + quoted(name), span))
           .with_help("remove it from the `use` declaration");
     }
   }

@@ -127,12 +127,11 @@ TypePtr Checker::Impl::call_prelude(const ast::CallExpr& call, const std::string
       error("E2123", "the axis must be a compile-time integer", it->second->value->span);
       return false;
     }
-    const DimExpr value = simplify(*type->value, cx);
-    if (!value.is_constant()) {
+    axis = constant_value(*type->value, cx);
+    if (!axis) {
       error("E2210", "the axis must be a constant, not " + quoted(type->value->to_string()), it->second->value->span);
       return false;
     }
-    axis = value.value();
     return true;
   };
   // Resolves `axis` against a shape: the position counted from the front or
@@ -333,16 +332,16 @@ TypePtr Checker::Impl::call_prelude(const ast::CallExpr& call, const std::string
     std::vector<bool> seen(rank, false);
     Shape out;
     for (const ShapeItem& axis : *axes) {
-      const DimExpr constant = simplify(axis.dim, cx);
-      if (!constant.is_constant() || constant.value() < 0 || static_cast<std::size_t>(constant.value()) >= rank ||
-          seen[static_cast<std::size_t>(constant.value())]) {
+      const std::optional<std::int64_t> constant = constant_value(axis.dim, cx);
+      if (!constant || *constant < 0 || static_cast<std::size_t>(*constant) >= rank ||
+          seen[static_cast<std::size_t>(*constant)]) {
         error("E2210", shape_to_string(*axes) + " is not a permutation of the axes 0.." + std::to_string(rank),
               arg_span(1))
             .note("the tensor has rank " + std::to_string(rank));
         return error_type();
       }
-      seen[static_cast<std::size_t>(constant.value())] = true;
-      out.push_back(value->shape[static_cast<std::size_t>(constant.value())]);
+      seen[static_cast<std::size_t>(*constant)] = true;
+      out.push_back(value->shape[static_cast<std::size_t>(*constant)]);
     }
     if (out.size() != rank) {
       error("E2210", shape_to_string(*axes) + " is not a permutation of the axes 0.." + std::to_string(rank),

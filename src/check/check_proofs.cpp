@@ -4,10 +4,14 @@
 #include "gcc_workarounds.hpp"  // first: see the file
 
 #include "checker_internal.hpp"
+#include "linnet/check/dim_normalize.hpp"
 
 namespace linnet::check {
 
-void Checker::Impl::explain_failure(Diagnostic& diagnostic, const ProofResult& proof, Context& cx) {
+void Checker::Impl::explain_failure(Diagnostic& diagnostic, const ProofResult& verdict, Context& cx) {
+  // Verdicts are cheap; the facts searched and the suggestions are worked
+  // out again only for the failures that become diagnostics.
+  const ProofResult proof = cx.solver ? cx.solver->prove(verdict.goal, Detail::Explained) : verdict;
   if (proof.disproved()) {
     diagnostic.note(quoted(proof.goal.to_string()) + " is false" +
                     (proof.reason.empty() ? std::string() : ": " + proof.reason));
@@ -64,7 +68,23 @@ bool Checker::Impl::is_one(const DimExpr& dim, Context& cx) {
 
 DimExpr Checker::Impl::simplify(const DimExpr& dim, Context& cx) {
   if (dim.is_constant() || dim.is_symbol() || !cx.solver) return dim;
-  return cx.solver->normalize(dim).to_expr();
+  try {
+    return cx.solver->normalize(dim).to_expr();
+  } catch (const DimArithmeticError&) {
+    return dim;  // too large to normalize exactly: keep it as written
+  }
+}
+
+std::optional<std::int64_t> Checker::Impl::constant_value(const DimExpr& dim, Context& cx) {
+  if (dim.is_constant()) return dim.value();
+  std::optional<Rational> value;
+  try {
+    value = (cx.solver ? cx.solver->normalize(dim) : normalize(dim)).as_constant();
+  } catch (const DimArithmeticError&) {
+    return std::nullopt;
+  }
+  if (!value || !value->is_integer()) return std::nullopt;
+  return value->num();
 }
 
 }  // namespace linnet::check

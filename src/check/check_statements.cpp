@@ -193,7 +193,7 @@ void Checker::Impl::check_stmt(const ast::Stmt& stmt, Context& cx, bool last_in_
           Diagnostic& d = error("E2108", "cannot assign to " + quoted(name), assign.target.span);
           d.also(local->span, local->kind == Local::Kind::Param ? "a parameter, not declared with `var`"
                                                                 : "not declared with `var`");
-          d.with_help("only locals declared with `var` can be reassigned");
+          d.with_help("only locals declared with `var` and `state` members can be assigned");
         } else {
           target = local->type;
         }

@@ -231,8 +231,13 @@ void Checker::Impl::prove_instantiation(const std::vector<WhereFact>& where, con
   if (!cx.solver) return;
   for (const WhereFact& fact : where) {
     const Relation needed = fact.relation.substitute(args.dims);
-    require(needed, "E2206", "cannot prove " + quoted(needed.to_string()) + ", which " + what + " requires", span,
-            quoted(fact.relation.to_string()) + " in the " + fact.origin, cx);
+    // Once per relation and declaration: fifty calls of `rope` need the same fact.
+    const std::string key = "E2206 " + needed.to_string() + " " + what;
+    if (cx.reported.count(key)) continue;
+    if (!require(needed, "E2206", "cannot prove " + quoted(needed.to_string()) + ", which " + what + " requires", span,
+            quoted(fact.relation.to_string()) + " in the " + fact.origin, cx)) {
+      cx.reported.insert(key);
+    }
   }
 }
 

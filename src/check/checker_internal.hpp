@@ -253,6 +253,8 @@ struct Checker::Impl {
   bool prove_equal_dims(const DimExpr& a, const DimExpr& b, Context& cx);
   bool is_one(const DimExpr& dim, Context& cx);
   DimExpr simplify(const DimExpr& dim, Context& cx);
+  // The value of a dimension expression that is a constant under the facts.
+  std::optional<std::int64_t> constant_value(const DimExpr& dim, Context& cx);
 
   // ---- lints (check_lints.cpp) -----------------------------------------------
   void run_lints();

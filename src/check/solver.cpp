@@ -24,16 +24,19 @@ constexpr int kIntegralDepth = 3;
 // Min/max atoms an order proof may split into cases (2^n eliminations).
 constexpr int kCaseSplits = 3;
 
+// An order question and the nesting depth it was asked at (a shallower
+// proof may fail where a deeper one succeeds, so depth is part of the key).
 struct OrderKey {
   DimPoly poly;
   bool strict;
   bool integer_valued;
+  int depth;
   friend bool operator==(const OrderKey& a, const OrderKey& b) = default;
 };
 
 struct OrderKeyHash {
   std::size_t operator()(const OrderKey& k) const {
-    return k.poly.hash() * 4 + (k.strict ? 2 : 0) + (k.integer_valued ? 1 : 0);
+    return (k.poly.hash() * 8 + std::size_t(k.depth)) * 4 + (k.strict ? 2 : 0) + (k.integer_valued ? 1 : 0);
   }
 };
 
@@ -59,6 +62,9 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
   mutable std::unordered_map<OrderKey, bool, OrderKeyHash> order_cache;
   mutable std::unordered_map<DimPoly, bool> integral_cache;  // is_integral, by polynomial
   mutable std::unordered_map<DimPoly, bool> term_cache;      // integral_term, by term
+  // The meaning of each monomial as constraints, per depth (kOrderDepth + 1 slots).
+  mutable std::vector<std::unordered_map<DimPoly, std::vector<LinearFact>>> meaning_cache =
+      std::vector<std::unordered_map<DimPoly, std::vector<LinearFact>>>(kOrderDepth + 1);
   mutable int depth = kOrderDepth;
 
   Impl(Facts f, SolverOptions o) : facts(std::move(f)), options(o) { build(); }
@@ -141,22 +147,39 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
 
   // --- order -------------------------------------------------------------
 
-  bool prove_order(const DimPoly& p, bool strict, bool integer_valued) const {
+  // `by_cases`: may split min/max atoms into cases when elimination alone
+  // fails. Only goals asked by prove() do; the normaliser's many sign
+  // questions stay cheap.
+  bool prove_order(const DimPoly& p, bool strict, bool integer_valued, bool by_cases = false) const {
+    if (by_cases) {
+      if (prove_order(p, strict, integer_valued, false)) return true;
+      if (depth != kOrderDepth || !has_extremum(p)) return false;
+      OrderKey key{p, strict, integer_valued, -1};
+      auto it = order_cache.find(key);
+      if (it != order_cache.end()) return it->second;
+      std::vector<LinearFact> assumptions;
+      std::vector<AtomPtr> split;
+      bool result = prove_by_cases(p, strict, integer_valued, assumptions, split, kCaseSplits);
+      order_cache.emplace(std::move(key), result);
+      return result;
+    }
     if (auto c = p.as_constant()) return strict ? c->sign() > 0 : c->sign() >= 0;
     if (termwise_nonnegative(p, strict)) return true;
     if (strict && integer_valued && termwise_nonnegative(p - DimPoly::constant(1), false)) return true;
     if (depth <= 0) return false;
-    OrderKey key{p, strict, integer_valued};
+    OrderKey key{p, strict, integer_valued, depth};
     auto it = order_cache.find(key);
     if (it != order_cache.end()) return it->second;
     bool result = LinearProver(order, *this).implies(p, strict, integer_valued, depth);
-    if (!result && depth == kOrderDepth) {
-      std::vector<LinearFact> assumptions;
-      std::vector<AtomPtr> split;
-      result = prove_by_cases(p, strict, integer_valued, assumptions, split, kCaseSplits);
-    }
-    if (result || depth == kOrderDepth) order_cache.emplace(std::move(key), result);
+    order_cache.emplace(std::move(key), result);
     return result;
+  }
+
+  static bool has_extremum(const DimPoly& p) {
+    for (const AtomPtr& a : p.atoms()) {
+      if (a->kind() == DimAtom::Kind::Min || a->kind() == DimAtom::Kind::Max) return true;
+    }
+    return false;
   }
 
   // max(x, y) is x (when x >= y) or y (when y >= x), and min likewise: a
@@ -217,6 +240,18 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
   }
 
   void facts_about(const Monomial& m, int at_depth, std::vector<LinearFact>& out) const override {
+    const std::size_t slot = std::size_t(std::clamp(at_depth, 0, kOrderDepth));
+    DimPoly key = DimPoly::term(1, m);
+    auto it = meaning_cache[slot].find(key);
+    if (it == meaning_cache[slot].end()) {
+      std::vector<LinearFact> meaning;
+      derive_meaning(m, at_depth, meaning);
+      it = meaning_cache[slot].emplace(std::move(key), std::move(meaning)).first;
+    }
+    out.insert(out.end(), it->second.begin(), it->second.end());
+  }
+
+  void derive_meaning(const Monomial& m, int at_depth, std::vector<LinearFact>& out) const {
     DepthGuard guard(depth, at_depth - 1);
     DimPoly var = DimPoly::term(1, m);
     if (monomial_nonnegative(m)) {
@@ -273,6 +308,7 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     order_cache.clear();
     integral_cache.clear();
     term_cache.clear();
+    for (auto& level : meaning_cache) level.clear();
   }
 
   void contradict(const Fact& fact, const std::string& why) {
@@ -569,19 +605,23 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
       Rational ratio = rd.terms()[0].coefficient / q.terms()[0].coefficient;
       if (rd == q.scaled(ratio)) return {Verdict::Disproved, "a fact says the sides differ"};
     }
-    if (prove_order(rd, true, true) || prove_order(-rd, true, true)) {
-      return {Verdict::Disproved, "one side is provably larger than the other"};
-    }
-    if (prove_order(rd, false, true) && prove_order(-rd, false, true)) {
-      return {Verdict::Proved, "each side is at most the other"};
+    // Cheap elimination first in every direction, then min/max case splits.
+    for (bool by_cases : {false, true}) {
+      if (by_cases && !has_extremum(rd)) break;
+      if (prove_order(rd, true, true, by_cases) || prove_order(-rd, true, true, by_cases)) {
+        return {Verdict::Disproved, "one side is provably larger than the other"};
+      }
+      if (prove_order(rd, false, true, by_cases) && prove_order(-rd, false, true, by_cases)) {
+        return {Verdict::Proved, "each side is at most the other"};
+      }
     }
     return {Verdict::Unknown, cat({"the normal forms differ by ", code(rd.to_string()), ", and no fact settles it"})};
   }
 
   std::pair<Verdict, std::string> ordering(const DimPoly& larger, const DimPoly& smaller, bool strict) const {
     DimPoly d = larger - smaller;
-    if (prove_order(d, strict, true)) return {Verdict::Proved, "it follows from the facts and dimension signs"};
-    if (prove_order(-d, !strict, true)) return {Verdict::Disproved, "the facts imply the opposite"};
+    if (prove_order(d, strict, true, true)) return {Verdict::Proved, "it follows from the facts and dimension signs"};
+    if (prove_order(-d, !strict, true, true)) return {Verdict::Disproved, "the facts imply the opposite"};
     return {Verdict::Unknown, "neither it nor its opposite follows from the facts"};
   }
 

@@ -1,7 +1,6 @@
 #include "linnet/check/solver_order.hpp"
 
 #include <algorithm>
-#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -13,18 +12,25 @@ struct MonomialHash {
   std::size_t operator()(const Monomial& m) const { return m.hash(); }
 };
 
-// sum(coefficient * variable) + constant >= 0 (or > 0).
+// sum(coefficients[v] * variable v) + constant >= 0 (or > 0), dense over
+// the few variables of one query.
 struct Row {
-  std::vector<std::pair<int, Rational>> coefficients;  // sorted by variable, no zeros
+  std::vector<Rational> coefficients;
   Rational constant;
   bool strict = false;
+
+  bool has_variables() const {
+    return std::any_of(coefficients.begin(), coefficients.end(), [](const Rational& c) { return !c.is_zero(); });
+  }
 };
 
-// Scale so the first coefficient is +-1: equal rows then compare equal.
+// Scale so the first non-zero coefficient is +-1: equal rows then compare equal.
 void normalize_row(Row& row) {
-  if (row.coefficients.empty()) return;
-  Rational scale = row.coefficients.front().second.abs().inverse();
-  for (auto& entry : row.coefficients) entry.second = entry.second * scale;
+  auto first = std::find_if(row.coefficients.begin(), row.coefficients.end(),
+                            [](const Rational& c) { return !c.is_zero(); });
+  if (first == row.coefficients.end() || first->abs() == Rational(1)) return;
+  Rational scale = first->abs().inverse();
+  for (Rational& c : row.coefficients) c = c * scale;
   row.constant = row.constant * scale;
 }
 
@@ -33,14 +39,17 @@ bool violated(const Row& row) {
   return row.constant.sign() < 0 || (row.strict && row.constant.is_zero());
 }
 
-Row combine(const Row& positive, const Rational& a, const Row& negative, const Rational& b, int variable) {
-  // positive has +a on `variable`, negative has -b: b*positive + a*negative drops it.
-  std::map<int, Rational> sum;
-  for (const auto& [v, c] : positive.coefficients) sum[v] = sum[v] + c * b;
-  for (const auto& [v, c] : negative.coefficients) sum[v] = sum[v] + c * a;
+// b * positive + a * negative, where positive has +a on `variable` and
+// negative has -b: the variable drops out.
+Row combine(const Row& positive, const Rational& a, const Row& negative, const Rational& b, std::size_t variable) {
   Row row;
-  for (const auto& [v, c] : sum) {
-    if (v != variable && !c.is_zero()) row.coefficients.emplace_back(v, c);
+  row.coefficients.resize(positive.coefficients.size());
+  for (std::size_t v = 0; v < row.coefficients.size(); ++v) {
+    if (v == variable) continue;
+    const Rational& p = positive.coefficients[v];
+    const Rational& n = negative.coefficients[v];
+    if (p.is_zero() && n.is_zero()) continue;
+    row.coefficients[v] = p * b + n * a;
   }
   row.constant = positive.constant * b + negative.constant * a;
   row.strict = positive.strict || negative.strict;
@@ -53,39 +62,31 @@ class RowSet {
  public:
   // Returns false when a row without variables is violated.
   bool add(Row row) {
-    if (row.coefficients.empty()) return !violated(row);
-    auto key = row.coefficients;
-    auto it = rows_.find(key);
-    if (it == rows_.end()) {
-      rows_.emplace(std::move(key), std::move(row));
-    } else {
-      Row& kept = it->second;
+    if (!row.has_variables()) return !violated(row);
+    std::size_t h = 0;
+    for (const Rational& c : row.coefficients) h = h * 1000003u ^ c.hash();
+    auto& bucket = index_[h];
+    for (std::size_t i : bucket) {
+      Row& kept = rows_[i];
+      if (kept.coefficients != row.coefficients) continue;
       // c.x + k >= 0 is stronger for smaller k; strict wins a tie.
       auto order = row.constant <=> kept.constant;
       if (order < 0 || (order == 0 && row.strict && !kept.strict)) kept = std::move(row);
+      return true;
     }
+    bucket.push_back(rows_.size());
+    rows_.push_back(std::move(row));
     return true;
   }
   std::size_t size() const { return rows_.size(); }
   std::vector<Row> take() {
-    std::vector<Row> out;
-    out.reserve(rows_.size());
-    for (auto& entry : rows_) out.push_back(std::move(entry.second));
-    rows_.clear();
-    return out;
+    index_.clear();
+    return std::move(rows_);
   }
 
  private:
-  struct KeyLess {
-    bool operator()(const std::vector<std::pair<int, Rational>>& a,
-                    const std::vector<std::pair<int, Rational>>& b) const {
-      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
-        if (x.first != y.first) return x.first < y.first;
-        return (x.second <=> y.second) < 0;
-      });
-    }
-  };
-  std::map<std::vector<std::pair<int, Rational>>, Row, KeyLess> rows_;
+  std::vector<Row> rows_;
+  std::unordered_map<std::size_t, std::vector<std::size_t>> index_;
 };
 
 }  // namespace
@@ -158,15 +159,14 @@ bool LinearProver::infeasible(std::vector<LinearFact> seed, int depth) const {
       }
     }
 
+    const std::size_t n = variables.size();
     RowSet rows;
     for (const LinearFact& f : gathered) {
       Row row;
+      row.coefficients.resize(n);
       for (const Term& t : f.poly.terms()) {
-        if (t.monomial.is_one()) continue;
-        row.coefficients.emplace_back(index.at(t.monomial), t.coefficient);
+        if (!t.monomial.is_one()) row.coefficients[std::size_t(index.at(t.monomial))] = t.coefficient;
       }
-      std::sort(row.coefficients.begin(), row.coefficients.end(),
-                [](const auto& a, const auto& b) { return a.first < b.first; });
       row.constant = f.poly.constant_term();
       row.strict = f.strict;
       normalize_row(row);
@@ -175,42 +175,44 @@ bool LinearProver::infeasible(std::vector<LinearFact> seed, int depth) const {
 
     // Fourier-Motzkin: eliminate the variable that creates the fewest rows.
     std::vector<Row> live = rows.take();
+    std::vector<bool> eliminated(n, false);
     while (!live.empty()) {
-      std::map<int, std::pair<int, int>> occurrences;  // variable -> (positive, negative)
-      for (const Row& row : live) {
-        for (const auto& [v, c] : row.coefficients) {
-          auto& count = occurrences[v];
-          (c.sign() > 0 ? count.first : count.second)++;
-        }
-      }
-      if (occurrences.empty()) break;
-      int best = -1;
+      std::size_t best = n;
       long best_cost = 0;
-      for (const auto& [v, count] : occurrences) {
-        long cost = long(count.first) * count.second - count.first - count.second;
-        if (best < 0 || cost < best_cost) {
+      for (std::size_t v = 0; v < n; ++v) {
+        if (eliminated[v]) continue;
+        long positive = 0, negative = 0;
+        for (const Row& row : live) {
+          int sign = row.coefficients[v].sign();
+          positive += sign > 0;
+          negative += sign < 0;
+        }
+        if (positive + negative == 0) {
+          eliminated[v] = true;
+          continue;
+        }
+        long cost = positive * negative - positive - negative;
+        if (best == n || cost < best_cost) {
           best = v;
           best_cost = cost;
         }
       }
+      if (best == n) break;
+      eliminated[best] = true;
       std::vector<const Row*> positive, negative;
       RowSet next;
       for (const Row& row : live) {
-        auto it = std::find_if(row.coefficients.begin(), row.coefficients.end(),
-                               [&](const auto& e) { return e.first == best; });
-        if (it == row.coefficients.end()) {
+        int sign = row.coefficients[best].sign();
+        if (sign == 0) {
           next.add(row);
         } else {
-          (it->second.sign() > 0 ? positive : negative).push_back(&row);
+          (sign > 0 ? positive : negative).push_back(&row);
         }
       }
       for (const Row* p : positive) {
-        Rational a = std::find_if(p->coefficients.begin(), p->coefficients.end(),
-                                  [&](const auto& e) { return e.first == best; })->second;
-        for (const Row* n : negative) {
-          Rational b = -std::find_if(n->coefficients.begin(), n->coefficients.end(),
-                                     [&](const auto& e) { return e.first == best; })->second;
-          if (!next.add(combine(*p, a, *n, b, best))) return true;
+        const Rational& a = p->coefficients[best];
+        for (const Row* q : negative) {
+          if (!next.add(combine(*p, a, *q, -q->coefficients[best], best))) return true;
         }
         if (next.size() > kConstraintBudget) return false;
       }

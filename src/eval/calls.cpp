@@ -111,7 +111,9 @@ Indexed Evaluator::eval_call(const ast::CallExpr& call, Frame& frame) {
 
   const std::string display = function_display_name(module, *function, self);
   GenericBindings preset = bind_explicit_generics(function->generics, call.generic_args, frame, call.span, display);
-  Value result = invoke(module, *function, self, std::move(preset), std::move(args), call.span, !order.empty());
+  // A function called on elements calls others on elements too.
+  const bool lifted = !order.empty() || frame.lifted;
+  Value result = invoke(module, *function, self, std::move(preset), std::move(args), call.span, lifted);
   if (order.empty()) return {result, {}};
   if (!result.is_tensor() || result.tensor().rank() != static_cast<int>(order.size())) {
     fail(codes::invalid_index_expression,

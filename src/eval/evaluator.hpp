@@ -177,12 +177,17 @@ class Evaluator {
   // Retries the deferred dimensions until no more generics can be bound.
   void resolve_deferred(Frame& frame, Inference& inference);
   bool unify(const ast::Type& type, const Value& value, Frame& frame, Inference& inference);
+  // `unify` for a named type with generic arguments: through a type alias
+  // (`Hidden<B, S, H>`) or from a struct value's generics (`Pair<T>`), the
+  // caller's generics written as arguments are inferred.
+  bool unify_named(const ast::NamedType& type, const Value& value, Frame& frame, Inference& inference);
   // Checks `value` against `type` (all generics bound) and converts a
   // contextual literal to the scalar type it meets. `what` names the value
   // in messages ("argument `x` of `linear`").
   Value coerce(const ast::Type& type, Value value, Frame& frame, Span span, const std::string& what);
   // Whether `value` fits `type`; `why` says what differs when it does not.
-  bool fits(const ast::Type& type, const Value& value, Frame& frame, std::string& why);
+  enum class Mismatch { None, DType, Shape, Other };
+  Mismatch fits(const ast::Type& type, const Value& value, Frame& frame, std::string& why);
   // "Tensor[2, 3; f32]" for a type with its generics substituted.
   std::string describe_type(const ast::Type& type, Frame& frame);
   // A contextual number as a rank-0 tensor of `dtype` (fails when the

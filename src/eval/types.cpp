@@ -334,11 +334,71 @@ void Evaluator::resolve_deferred(Frame& frame, Inference& inference) {
   }
 }
 
+bool Evaluator::unify_named(const ast::NamedType& type, const Value& value, Frame& frame, Inference& inference) {
+  const ResolvedItem resolved = resolve_path(frame.module, type.path, type.span);
+  if (const auto* structure = resolved.item != nullptr ? resolved.item->as<ast::StructItem>() : nullptr) {
+    // A struct value carries its generics: the caller's unbound generics
+    // written as the struct's arguments take them.
+    if (value.kind() != Value::Kind::Struct || value.struct_item() != structure) return true;
+    for (size_t i = 0; i < structure->generics.size() && i < type.generic_args.size(); ++i) {
+      const ast::GenericArg& arg = type.generic_args[i];
+      const ast::Ident* name = arg.type ? plain_name(*arg.type) : nullptr;
+      auto carried = value.struct_generics().find(structure->generics[i].name.text);
+      if (name == nullptr || !inference.unbound.count(name->text) || carried == value.struct_generics().end()) continue;
+      frame.generics[name->text] = carried->second;
+      inference.unbound.erase(name->text);
+    }
+    return true;
+  }
+  const auto* alias = resolved.item != nullptr ? resolved.item->as<ast::TypeAliasItem>() : nullptr;
+  if (alias == nullptr) return true;  // an enum or block type: `fits` compares it
+  // The alias's own generics: those its arguments already determine are
+  // bound; an argument that is one of the caller's unbound generics is
+  // inferred through the alias and copied back.
+  Frame alias_frame;
+  alias_frame.module = resolved.module;
+  alias_frame.lifted = frame.lifted;
+  Inference alias_inference;
+  std::map<std::string, std::string> copied_back;  // alias generic -> the caller's
+  for (size_t i = 0; i < alias->generics.size(); ++i) {
+    const ast::GenericParam& param = alias->generics[i];
+    if (i >= type.generic_args.size()) {
+      alias_inference.unbound.insert(param.name.text);
+      continue;
+    }
+    const ast::GenericArg& arg = type.generic_args[i];
+    std::vector<std::string> unknowns;
+    if (arg.expr) collect_unbound(*arg.expr, inference.unbound, unknowns);
+    const ast::Ident* name = arg.type ? plain_name(*arg.type) : nullptr;
+    if (name != nullptr && inference.unbound.count(name->text)) {
+      alias_inference.unbound.insert(param.name.text);
+      copied_back[param.name.text] = name->text;
+    } else if (unknowns.empty()) {
+      alias_frame.generics[param.name.text] = eval_generic_arg(arg, param, frame);
+    } else {
+      alias_inference.unbound.insert(param.name.text);  // checked once everything is bound
+    }
+  }
+  const bool fits_alias = unify(*alias->type, value, alias_frame, alias_inference);
+  resolve_deferred(alias_frame, alias_inference);
+  for (const auto& [alias_name, caller_name] : copied_back) {
+    auto bound = alias_frame.generics.find(alias_name);
+    if (bound == alias_frame.generics.end() || !inference.unbound.count(caller_name)) continue;
+    frame.generics[caller_name] = bound->second;
+    inference.unbound.erase(caller_name);
+  }
+  if (!fits_alias) inference.failure = alias_inference.failure;
+  return fits_alias;
+}
+
 bool Evaluator::unify(const ast::Type& type, const Value& value, Frame& frame, Inference& inference) {
   switch (type.kind) {
     case ast::TypeKind::Named: {
       const ast::Ident* name = plain_name(type);
-      if (name == nullptr) return true;  // a struct or block type: checked by `fits`
+      if (name == nullptr || (!scalar_type_name(name->text) && !frame.generics.count(name->text) &&
+                              !inference.unbound.count(name->text))) {
+        return unify_named(type.cast<ast::NamedType>(), value, frame, inference);
+      }
       if (scalar_type_name(name->text) || frame.generics.count(name->text)) return true;
       if (inference.unbound.count(name->text)) {
         // A dtype generic used as a scalar type: a typed scalar binds it.
@@ -471,7 +531,7 @@ Tensor Evaluator::literal_as(const Value& value, DType dtype, Span span) {
   fail(codes::type_mismatch, "expected a `" + dtype_text + "` value, found " + value.describe(), span);
 }
 
-bool Evaluator::fits(const ast::Type& type, const Value& value, Frame& frame, std::string& why) {
+Evaluator::Mismatch Evaluator::fits(const ast::Type& type, const Value& value, Frame& frame, std::string& why) {
   switch (type.kind) {
     case ast::TypeKind::Named: {
       const auto& named = type.cast<ast::NamedType>();
@@ -483,28 +543,29 @@ bool Evaluator::fits(const ast::Type& type, const Value& value, Frame& frame, st
         const DType dtype = eval_dtype(type, frame);
         if (!value.is_tensor() || (value.tensor().rank() != 0 && !frame.lifted)) {
           why = "expected a scalar";
-          return false;
+          return Mismatch::Other;
         }
         if (value.tensor().dtype() != dtype) {
-          why = "dtype differs";
-          return false;
+          why = "dtype is " + std::string(tensor::dtype_name(value.tensor().dtype())) + ", expected " +
+                std::string(tensor::dtype_name(dtype));
+          return Mismatch::DType;
         }
-        return true;
+        return Mismatch::None;
       }
       const ResolvedItem resolved = resolve_path(frame.module, named.path, type.span);
       switch (resolved.item ? resolved.item->kind : ast::ItemKind::Error) {
         case ast::ItemKind::Struct:
-          if (value.kind() == Value::Kind::Struct && value.struct_item() == resolved.item) return true;
+          if (value.kind() == Value::Kind::Struct && value.struct_item() == resolved.item) return Mismatch::None;
           why = "expected a `" + named.path.back().text + "` struct";
-          return false;
+          return Mismatch::Other;
         case ast::ItemKind::Enum:
-          if (value.kind() == Value::Kind::Enum && value.enum_item() == resolved.item) return true;
+          if (value.kind() == Value::Kind::Enum && value.enum_item() == resolved.item) return Mismatch::None;
           why = "expected a `" + named.path.back().text + "` value";
-          return false;
+          return Mismatch::Other;
         case ast::ItemKind::Block:
-          if (value.kind() == Value::Kind::Block && value.block()->item == resolved.item) return true;
+          if (value.kind() == Value::Kind::Block && value.block()->item == resolved.item) return Mismatch::None;
           why = "expected a `" + named.path.back().text + "` block";
-          return false;
+          return Mismatch::Other;
         case ast::ItemKind::TypeAlias: {
           const auto& alias = resolved.item->cast<ast::TypeAliasItem>();
           Frame alias_frame;
@@ -517,14 +578,14 @@ bool Evaluator::fits(const ast::Type& type, const Value& value, Frame& frame, st
         }
         default:
           why = "`" + source_text(type.span) + "` is not a type";
-          return false;
+          return Mismatch::Other;
       }
     }
     case ast::TypeKind::Tensor: {
       const auto& tensor_type = type.cast<ast::TensorType>();
       if (!value.is_tensor()) {
         why = "expected a tensor";
-        return false;
+        return Mismatch::Other;
       }
       const DType dtype = eval_dtype(*tensor_type.dtype, frame);
       const Shape shape = eval_shape(tensor_type.shape, frame);
@@ -532,47 +593,48 @@ bool Evaluator::fits(const ast::Type& type, const Value& value, Frame& frame, st
       if (tensor.dtype() != dtype) {
         why = "dtype is " + std::string(tensor::dtype_name(tensor.dtype())) + ", expected " +
               std::string(tensor::dtype_name(dtype));
-        return false;
+        return Mismatch::DType;
       }
       if (tensor.shape() != shape) {
         why = "shape is " + tensor::shape_to_string(tensor.shape()) + ", expected " + tensor::shape_to_string(shape);
-        return false;
+        return Mismatch::Shape;
       }
-      return true;
+      return Mismatch::None;
     }
     case ast::TypeKind::Tuple: {
       const auto& tuple_type = type.cast<ast::TupleType>();
       if (value.kind() != Value::Kind::Tuple || value.elements().size() != tuple_type.elements.size()) {
         why = "expected a tuple of " + std::to_string(tuple_type.elements.size());
-        return false;
+        return Mismatch::Other;
       }
       for (size_t i = 0; i < tuple_type.elements.size(); ++i) {
-        if (!fits(*tuple_type.elements[i], value.elements()[i], frame, why)) {
+        const Mismatch element = fits(*tuple_type.elements[i], value.elements()[i], frame, why);
+        if (element != Mismatch::None) {
           why = "element " + std::to_string(i) + ": " + why;
-          return false;
+          return element;
         }
       }
-      return true;
+      return Mismatch::None;
     }
     case ast::TypeKind::Optional: {
       if (value.kind() != Value::Kind::Optional) {
         why = "expected an optional; wrap the value in `some(...)`";
-        return false;
+        return Mismatch::Other;
       }
-      return !value.has_value() || fits(*type.cast<ast::OptionalType>().inner, value.inner(), frame, why);
+      return value.has_value() ? fits(*type.cast<ast::OptionalType>().inner, value.inner(), frame, why) : Mismatch::None;
     }
     case ast::TypeKind::Array: {
       const auto& array = type.cast<ast::ArrayType>();
       const int64_t length = eval_int(*array.length, frame, "an array length");
       if (value.kind() != Value::Kind::BlockArray || static_cast<int64_t>(value.blocks().size()) != length) {
         why = "expected an array of " + std::to_string(length) + " blocks";
-        return false;
+        return Mismatch::Other;
       }
-      return true;
+      return Mismatch::None;
     }
-    case ast::TypeKind::Error: return true;
+    case ast::TypeKind::Error: return Mismatch::None;
   }
-  return true;
+  return Mismatch::None;
 }
 
 Value Evaluator::coerce(const ast::Type& type, Value value, Frame& frame, Span span, const std::string& what) {
@@ -599,12 +661,11 @@ Value Evaluator::coerce(const ast::Type& type, Value value, Frame& frame, Span s
     value = Value::tuple(std::move(elements));
   }
   std::string why;
-  if (fits(type, value, frame, why)) return value;
-  const char* code = codes::type_mismatch;
-  if (type.kind == ast::TypeKind::Tensor && value.is_tensor()) {
-    const DType expected = eval_dtype(*type.cast<ast::TensorType>().dtype, frame);
-    code = expected != value.tensor().dtype() ? codes::dtype_mismatch : codes::shape_mismatch;
-  }
+  const Mismatch mismatch = fits(type, value, frame, why);
+  if (mismatch == Mismatch::None) return value;
+  const char* code = mismatch == Mismatch::DType   ? codes::dtype_mismatch
+                     : mismatch == Mismatch::Shape ? codes::shape_mismatch
+                                                   : codes::type_mismatch;
   fail(code, what + " does not fit its type", span,
        {"expected `" + describe_type(type, frame) + "`", "found `" + value.describe() + "`", why});
 }

@@ -57,6 +57,17 @@ std::vector<fs::path> linnet_files_under(const fs::path& dir) {
   return files;
 }
 
+// The name of the first module file in `folder` (alphabetically), for a hint.
+std::string first_module_in(const fs::path& folder) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() == ".linnet") files.push_back(it->path().stem());
+  }
+  std::sort(files.begin(), files.end());
+  return files.empty() ? std::string("module") : files.front().string();
+}
+
 // `crate.a.b` / `dep.a.b` -> `<root>/src/a/b.linnet`; the bare namespace is lib.linnet.
 fs::path package_module_file(const std::string& root, const std::vector<ast::Ident>& path) {
   fs::path file = fs::path(root) / "src";
@@ -258,7 +269,14 @@ class ProgramLoader {
       }
     }
     if (!fs::is_regular_file(file, ec)) {
-      not_found(use).with_label("no such module").note("looked for `" + file.lexically_normal().string() + "`");
+      Diagnostic& d = not_found(use);
+      d.with_label("no such module").note("looked for `" + file.lexically_normal().string() + "`");
+      fs::path folder = file;
+      folder.replace_extension();
+      if (fs::is_directory(folder, ec)) {
+        d.with_help("`" + ast::join_path(use.path) + "` is a folder of modules; import from one of them, such as `" +
+                    ast::join_path(use.path) + "." + first_module_in(folder) + "`");
+      }
       return std::nullopt;
     }
     return file;

@@ -282,6 +282,18 @@ ExprPtr Parser::parse_primary() {
     }
     case K::LParen: return parse_paren_or_tuple();
     case K::LBracket: return parse_shape_literal();
+    case K::KwSelf:
+    case K::KwSuper: {
+      // Reserved (spec §1.4, §2.2). Read as a name so that `self.weight`
+      // yields one error rather than a cascade.
+      const std::string word(token.text);
+      Diagnostic* d = error_here("`" + word + "` is reserved for a future version", "E1103");
+      if (d && token.kind == K::KwSelf) d->with_help("name a block's members directly: `weight`, not `self.weight`");
+      auto node = std::make_unique<NameExpr>(token.span);
+      node->name = Ident{word, token.span};
+      advance();
+      return node;
+    }
     case K::KwIf:
     case K::KwMatch:
     case K::KwFor: {

@@ -189,6 +189,10 @@ TEST_CASE("entries: generics inferred or given by name; only entries are called"
   inputs.positional = {v(f32({1, 1, 1}, {1, 3}))};
   inputs.generics = {{"B", dim(1)}};
   CHECK(values(program->call(*model, "forward", inputs).tensor()) == std::vector<double>{3, 9});
+  // The same input by name, its generic inferred.
+  EntryInputs by_name;
+  by_name.named = {{"x", v(f32({2, 0, -1}, {1, 3}))}};
+  CHECK(values(program->call(*model, "forward", by_name).tensor()) == std::vector<double>{5, -7});
   inputs.generics = {{"B", dim(2)}};
   expect_error([&] { program->call(*model, "forward", inputs); }, "E2202");
   inputs.generics = {{"Z", dim(2)}};

@@ -183,3 +183,39 @@ pub fn positive(x: Tensor[3; f32]) -> Tensor[3; f32] {
   Tensor direct = call_tensor(program, "std.nn.activations::relu", {v(f32({-3, 3}, {2}))});
   CHECK(values(direct) == std::vector<double>{0, 3});
 }
+
+TEST_CASE("type aliases and structs", "[calls]") {
+  auto program = load_source(R"(
+type Hidden<B: Dim, S: Dim, H: Dim, T: Float = f32> = Tensor[B, S, H; T]
+struct Pair<T: DType> {
+    key: Tensor[2; T]
+    value: Tensor[2; T]
+}
+fn width<B: Dim, S: Dim, H: Dim>(x: Hidden<B, S, H>) -> Hidden<B, S, H> {
+    return x * cast<f32>(H)
+}
+pub fn through_alias(x: Tensor[1, 2, 3; f32]) -> Tensor[1, 2, 3; f32] {
+    return width(x)
+}
+pub fn wrong_alias(x: Tensor[1, 2, 3; bf16]) -> Tensor[1, 2, 3; bf16] {
+    return width(x)
+}
+fn combine<T: DType>(pair: Pair<T>) -> Tensor[2; T] {
+    return pair.key + pair.value
+}
+pub fn build(a: Tensor[2; i32], b: Tensor[2; i32]) -> Tensor[2; i32] {
+    let pair = Pair(value = b, key = a)
+    return combine(pair) + pair.key
+}
+pub fn mismatched(a: Tensor[2; i32], b: Tensor[2; f32]) -> Tensor[2; i32] {
+    let pair = Pair(key = a, value = b)
+    return pair.key
+}
+)");
+  CHECK(values(call_tensor(program, "through_alias", {v(f32({1, 2, 3, 4, 5, 6}, {1, 2, 3}))})) ==
+        std::vector<double>{3, 6, 9, 12, 15, 18});
+  expect_error([&] { call(program, "wrong_alias", {v(bf16({1, 2, 3, 4, 5, 6}, {1, 2, 3}))}); }, "E2103");
+  CHECK(values(call_tensor(program, "build", {v(i32({1, 2}, {2})), v(i32({10, 20}, {2}))})) ==
+        std::vector<double>{12, 24});
+  expect_error([&] { call(program, "mismatched", {v(i32({1, 2}, {2})), v(f32({1, 2}, {2}))}); }, "E2103");
+}

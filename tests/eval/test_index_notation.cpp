@@ -231,3 +231,20 @@ pub fn out_of_range(table: Tensor[4, 2; f32], ids: Tensor[3; i32]) -> Tensor[3, 
   CHECK(text.find("extent 4") != std::string::npos);
   CHECK(program->render(range).find("cast<i64>(ids[n])") != std::string::npos);
 }
+
+TEST_CASE("user functions applied to elements", "[index]") {
+  auto program = load_source(R"(
+fn smooth(x: f32, k: f32) -> f32 {
+    return square(x) + k
+}
+fn square(x: f32) -> f32 {
+    return x * x
+}
+pub fn apply(a: Tensor[3; f32], b: Tensor[2; f32]) -> Tensor[3, 2; f32] {
+    let y[i, j] = smooth(a[i], b[j])
+    return y
+}
+)");
+  Tensor y = call_tensor(program, "apply", {v(f32({1, 2, 3}, {3})), v(f32({0, 10}, {2}))});
+  CHECK(values(y) == std::vector<double>{1, 11, 4, 14, 9, 19});
+}

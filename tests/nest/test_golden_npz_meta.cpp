@@ -3,6 +3,7 @@
 // needs a JSON reader; the npz reader itself is tested in tests/tensor.)
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <simdjson.h>
 
@@ -82,4 +83,21 @@ TEST_CASE("golden expected.npz files match their meta.json", "[npz][golden]") {
     }
   }
   CHECK(cases == 5);
+}
+
+TEST_CASE("the small fuzzing seeds are valid NumPy files", "[npz]") {
+  std::string seeds = std::string(LINNET_SOURCE_DIR) + "/tests/nest/seeds/";
+  for (const char* name : {"small_stored.npz", "small_deflated.npz"}) {
+    INFO(name);
+    std::map<std::string, NpyArray> arrays = read_npz(seeds + name);
+    CHECK(arrays.size() == 5);
+    CHECK(arrays.at("big").dtype == DType::U16);  // written big-endian, read as little-endian
+    CHECK(static_cast<int>(arrays.at("big").data[2]) == 1);
+    CHECK(arrays.at("mask").dtype == DType::Bool);
+  }
+  NpyArray fortran = read_npy(seeds + "small_fortran.npy");
+  CHECK(fortran.shape == std::vector<int64_t>{2, 3});
+  float second;
+  std::memcpy(&second, fortran.data.data() + 4, 4);
+  CHECK(second == 1.0f);  // C order after transposing from Fortran order
 }

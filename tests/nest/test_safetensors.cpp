@@ -240,3 +240,12 @@ TEST_CASE("golden gptoss-a checkpoint has MXFP4 experts as u8 blocks and scales"
     }
   }
 }
+
+TEST_CASE("the small fuzzing seed is a valid file covering every kind of entry", "[safetensors]") {
+  SafetensorsFile file = SafetensorsFile::open(std::string(LINNET_SOURCE_DIR) + "/tests/nest/seeds/small.safetensors");
+  CHECK(file.tensors().size() == 7);
+  CHECK(file.find("fp8")->dtype == std::nullopt);
+  CHECK(file.find("fp4")->bytes.size() == 2);
+  CHECK(file.find("scalar")->shape.empty());
+  CHECK(file.find("empty")->element_count() == 0);
+}

@@ -148,6 +148,15 @@ TEST_CASE("a module that does not exist is E1202", "[syntax][package]") {
   const auto codes = without_std->codes();
   CHECK(std::count(codes.begin(), codes.end(), "E1202") == 4);
 
+  // A folder of modules named as if it were one.
+  tree.write("std/nn/linear.linnet", "module std.nn.linear\n");
+  tree.write("folder/linnet.toml", kManifest);
+  tree.write("folder/src/lib.linnet", "module pkg\nuse std.nn::{linear}\n");
+  const auto folder = load({tree.path("folder")}, tree.path("std"));
+  REQUIRE(folder->codes() == std::vector<std::string>{"E1202"});
+  REQUIRE(folder->diagnostics.all()[0].help.size() == 1);
+  CHECK(folder->diagnostics.all()[0].help[0].find("std.nn.id") != std::string::npos);
+
   // `crate` outside any package.
   tree.write("loose/a.linnet", "module a\nuse crate.b\n");
   const auto loose = load({tree.path("loose/a.linnet")});

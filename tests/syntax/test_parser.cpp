@@ -555,6 +555,10 @@ TEST_CASE("reserved words and keywords as names", "[syntax][parser]") {
   CHECK(function_at(*reserved).params.at(0).name.text == "async");
   CHECK(parse("module m\nstruct trait {}\n")->first_code() == "E1004");
   CHECK(parse("module m\nasync fn f() {}\n")->first_code() == "E1103");
+  // `self` is reserved: one error, and the member access still parses.
+  const auto self = parse_body("let w = self.weight");
+  CHECK(self->codes() == std::vector<std::string>{"E1103"});
+  CHECK(sexpr(first_let_value(*self)) == "(. self weight)");
   // A keyword where a name belongs is an unexpected token.
   const auto keyword = parse("module m\nfn let() {}\n");
   CHECK(keyword->first_code() == "E1101");

@@ -1,0 +1,239 @@
+// `linnet explain CARD|FILE [--entry E] [--root R] [--bind K=V]... [--numerics P]`:
+// every op call site the entry reaches, with the op, its dtype there, and
+// whether the native kernel or the body runs under the numerics policy, and
+// why (src/ops/explain.cpp does the walk; docs/ops.md describes the table).
+//
+// A CARD is a directory with nest.toml: its root block, entry, [generics]
+// and [check] sizes are the defaults. A FILE is a .linnet file (or a package
+// directory): --entry names a function, or a block's method as
+// `Block.method`, and --bind gives the generics.
+//
+// Exit status: 0 success; 1 a problem with the card or the program; 2 a bad
+// command line.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "command.hpp"
+#include "linnet/syntax/diagnostic.hpp"
+#include "linnet/syntax/package.hpp"
+#include "linnet/nest/card.hpp"
+#include "linnet/nest/generics.hpp"
+#include "linnet/ops/explain.hpp"
+#include "linnet/ops/op_table.hpp"
+
+namespace linnet::cli {
+
+namespace {
+
+namespace ast = syntax::ast;
+
+struct ExplainOptions {
+  std::string target;
+  std::string entry;
+  std::string root;
+  std::vector<std::string> binds;
+  std::string numerics = "exact";
+};
+
+eval::NumericsPolicy policy_named(const std::string& name) {
+  if (name == "fast") return eval::NumericsPolicy::Fast;
+  if (name == "equivalent") return eval::NumericsPolicy::Equivalent;
+  return eval::NumericsPolicy::Exact;
+}
+
+// A method of `block` by name (entries and fns alike), or nullptr.
+const ast::FunctionItem* method_named(const ast::BlockItem& block, const std::string& name) {
+  for (const auto& member : block.members) {
+    if (const auto* function = member->as<ast::FunctionItem>(); function && function->name.text == name) return function;
+  }
+  return nullptr;
+}
+
+// The parsed --bind arguments; nothing (after printing why) on a malformed one.
+std::optional<std::vector<nest::BindArgument>> parse_binds(const std::vector<std::string>& texts) {
+  std::vector<nest::BindArgument> binds;
+  for (const std::string& text : texts) {
+    auto bind = nest::parse_bind_argument(text);
+    if (!bind) {
+      std::cerr << "error: `--bind " << text << "` is not of the form NAME=VALUE\n";
+      return std::nullopt;
+    }
+    binds.push_back(*bind);
+  }
+  return binds;
+}
+
+// The program a target names, with the sources its spans point into.
+struct LoadedSources {
+  std::unique_ptr<syntax::SourceManager> sources;
+  std::unique_ptr<syntax::Program> program;
+};
+
+// Loads `target` with the standard library; prints the diagnostics (and
+// returns nothing) when that fails.
+std::optional<LoadedSources> load(const std::string& target, const CommandContext& context) {
+  LoadedSources loaded;
+  loaded.sources = std::make_unique<syntax::SourceManager>();
+  syntax::Diagnostics diagnostics;
+  syntax::LoadOptions load_options;
+  load_options.inputs = {target};
+  load_options.std_dir = context.std_dir;
+  loaded.program = syntax::load_program(*loaded.sources, load_options, diagnostics);
+  if (!diagnostics.all().empty()) std::cerr << syntax::render_text(diagnostics, *loaded.sources);
+  if (!loaded.program || diagnostics.has_errors()) return std::nullopt;
+  return loaded;
+}
+
+int print_explanation(ops::ExplainRequest request, const std::string& numerics) {
+  const std::shared_ptr<const ops::OpTable> table = ops::cpu_op_table();
+  request.table = table.get();
+  request.policy = policy_named(numerics);
+  std::cout << ops::render_explanation(ops::explain_entry(request));
+  return 0;
+}
+
+int explain_card(const ExplainOptions& options, const CommandContext& context) {
+  syntax::SourceManager card_sources;
+  syntax::Diagnostics card_diagnostics;
+  const std::optional<nest::Card> card = nest::read_card(options.target, card_sources, card_diagnostics);
+  if (!card) {
+    std::cerr << syntax::render_text(card_diagnostics, card_sources);
+    return 1;
+  }
+  const std::optional<LoadedSources> loaded = load(options.target, context);
+  if (!loaded) return 1;
+  std::string why;
+  const std::optional<nest::RootBlock> root =
+      nest::find_root_block(*loaded->program, options.root.empty() ? card->root : options.root, why);
+  if (!root) {
+    std::cerr << "error: " << why << "\n";
+    return 1;
+  }
+  const std::string entry_name = options.entry.empty() ? card->entry : options.entry;
+  if (entry_name.empty()) {
+    std::cerr << "error: nest.toml names no [source] entry; pass --entry NAME\n";
+    return 2;
+  }
+  const ast::FunctionItem* entry = method_named(*root->block, entry_name);
+  if (entry == nullptr) {
+    std::cerr << "error: `" << root->qualified_name << "` has no entry or method `" << entry_name << "`\n";
+    return 2;
+  }
+  const std::optional<std::vector<nest::BindArgument>> binds = parse_binds(options.binds);
+  if (!binds) return 2;
+  const std::optional<nest::BoundGenerics> bound = nest::bind_generics(*root, *card, *binds, card_diagnostics);
+  if (!bound) {
+    std::cerr << syntax::render_text(card_diagnostics, card_sources);
+    return 1;
+  }
+
+  ops::ExplainRequest request;
+  request.program = loaded->program.get();
+  request.sources = loaded->sources.get();
+  request.module = root->module;
+  request.block = root->block;
+  request.entry = entry;
+  request.generics = bound->model;
+  // The entry's own generics: the card's [check] sizes, then --bind.
+  for (const ast::GenericParam& generic : entry->generics) {
+    for (const nest::CardSetting& check : card->check) {
+      if (check.name == generic.name.text) request.generics[check.name] = check.value;
+    }
+    if (auto given = bound->entry.find(generic.name.text); given != bound->entry.end()) {
+      request.generics[given->first] = given->second;
+    }
+  }
+  return print_explanation(std::move(request), options.numerics);
+}
+
+int explain_file(const ExplainOptions& options, const CommandContext& context) {
+  if (options.entry.empty()) {
+    std::cerr << "error: explaining a file needs --entry FUNCTION or --entry Block.method\n";
+    return 2;
+  }
+  const std::optional<LoadedSources> loaded = load(options.target, context);
+  if (!loaded) return 1;
+  const size_t dot = options.entry.find('.');
+  const std::string owner = dot == std::string::npos ? "" : options.entry.substr(0, dot);
+  const std::string name = dot == std::string::npos ? options.entry : options.entry.substr(dot + 1);
+
+  ops::ExplainRequest request;
+  request.program = loaded->program.get();
+  request.sources = loaded->sources.get();
+  for (const auto& module : loaded->program->modules()) {
+    if (!module->requested) continue;
+    const auto found = module->items.find(owner.empty() ? name : owner);
+    if (found == module->items.end()) continue;
+    if (owner.empty()) {
+      request.entry = found->second->as<ast::FunctionItem>();
+    } else if (const auto* block = found->second->as<ast::BlockItem>()) {
+      request.block = block;
+      request.entry = method_named(*block, name);
+    }
+    if (request.entry != nullptr) {
+      request.module = module.get();
+      break;
+    }
+  }
+  if (request.entry == nullptr) {
+    std::cerr << "error: no function or block method `" << options.entry << "` in `" << options.target << "`\n";
+    return 2;
+  }
+
+  // --bind values are read by the kind each generic is declared as.
+  std::vector<const ast::GenericParam*> declared;
+  if (request.block) {
+    for (const auto& generic : request.block->generics) declared.push_back(&generic);
+  }
+  for (const auto& generic : request.entry->generics) declared.push_back(&generic);
+  const std::optional<std::vector<nest::BindArgument>> binds = parse_binds(options.binds);
+  if (!binds) return 2;
+  for (const nest::BindArgument& bind : *binds) {
+    const ast::GenericParam* generic = nullptr;
+    for (const ast::GenericParam* candidate : declared) {
+      if (candidate->name.text == bind.name) generic = candidate;
+    }
+    if (generic == nullptr) {
+      std::cerr << "error: `" << options.entry << "` has no generic `" << bind.name << "`\n";
+      return 2;
+    }
+    std::string why;
+    const std::optional<eval::GenericValue> value = nest::parse_generic_value(bind.value, *generic, why);
+    if (!value) {
+      std::cerr << "error: --bind " << bind.name << "=" << bind.value << ": " << why << "\n";
+      return 2;
+    }
+    request.generics[bind.name] = *value;
+  }
+  return print_explanation(std::move(request), options.numerics);
+}
+
+int run_explain(const ExplainOptions& options, const CommandContext& context) {
+  std::error_code ec;
+  const std::filesystem::path target(options.target);
+  if (std::filesystem::is_directory(target, ec) && std::filesystem::exists(target / "nest.toml", ec)) {
+    return explain_card(options, context);
+  }
+  if (std::filesystem::exists(target, ec)) return explain_file(options, context);
+  std::cerr << "error: no such card or file: `" << options.target << "`\n";
+  return 2;
+}
+
+}  // namespace
+
+void add_explain_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<ExplainOptions>();
+  CLI::App* command = app.add_subcommand(
+      "explain", "list the op call sites an entry reaches and whether each runs natively or as its body");
+  command->add_option("target", options->target, "a card directory (with nest.toml) or a .linnet file")->required();
+  command->add_option("--entry", options->entry, "the entry (a card's default: [source] entry); Block.method for a file");
+  command->add_option("--root", options->root, "the root block of a card (default: [source] root)");
+  command->add_option("--bind", options->binds, "a generic's value, NAME=VALUE (dtypes by name, packs S=2,3); repeatable")
+      ->allow_extra_args(false);
+  command->add_option("--numerics", options->numerics, "exact (default), equivalent or fast")
+      ->check(CLI::IsMember({"exact", "equivalent", "fast"}));
+  command->callback([options, &context]() { context.exit_code = run_explain(*options, context); });
+}
+
+}  // namespace linnet::cli

@@ -1,0 +1,83 @@
+// Runs the built `linnet` (LINNET_BINARY) with arguments and captures its
+// exit status, stdout and stderr, for command-level tests.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace cli_test {
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string source_path(const std::string& relative) { return std::string(LINNET_SOURCE_DIR) + "/" + relative; }
+
+// A directory removed when the test ends.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    static int counter = 0;
+    path_ = std::filesystem::temp_directory_path() /
+            ("linnet-cli-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(file(name), std::ios::binary) << text;
+    return file(name);
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string quote(const std::string& argument) {
+  std::string quoted = "'";
+  for (char c : argument) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// `linnet ARGS...`, run from the repository root, with `environment`
+// ("NAME=VALUE") added to the environment.
+inline Outcome run_linnet(const std::vector<std::string>& arguments, const std::vector<std::string>& environment = {}) {
+  ScratchDir scratch;
+  std::string command = "cd " + quote(LINNET_SOURCE_DIR) + " && env";
+  for (const std::string& setting : environment) command += " " + quote(setting);
+  command += " " + quote(LINNET_BINARY);
+  for (const std::string& argument : arguments) command += " " + quote(argument);
+  command += " >" + quote(scratch.file("out")) + " 2>" + quote(scratch.file("err")) + " </dev/null";
+  const int raw = std::system(command.c_str());
+  Outcome outcome;
+  outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  outcome.out = read_file(scratch.file("out"));
+  outcome.err = read_file(scratch.file("err"));
+  return outcome;
+}
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace cli_test

@@ -1,0 +1,245 @@
+// bindings.json, the check of a manifest against a checkpoint (every problem
+// at once), and the parameter source: zero-copy borrowing, exact widening,
+// and tensors of layers a truncated run never touches.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <optional>
+
+#include "linnet/nest/bindings.hpp"
+#include "linnet/tensor/half.hpp"
+#include "safetensors_builder.hpp"
+#include "test_run_golden.hpp"
+
+using namespace linnet;
+using linnet::nest::testing::counting_bytes;
+using linnet::nest::testing::TensorSpec;
+using linnet::nest::testing::well_formed;
+using tensor::DType;
+
+namespace {
+
+template <class T>
+std::vector<std::byte> bytes_of(const std::vector<T>& values) {
+  std::vector<std::byte> bytes(values.size() * sizeof(T));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+std::vector<std::byte> bf16_bytes(const std::vector<float>& values) {
+  std::vector<uint16_t> bits;
+  for (float value : values) bits.push_back(tensor::float_to_bf16_bits(value));
+  return bytes_of(bits);
+}
+
+nest::Checkpoint checkpoint_of(const std::vector<TensorSpec>& tensors) {
+  std::vector<nest::SafetensorsFile> files;
+  files.push_back(nest::SafetensorsFile::from_bytes(well_formed(tensors), "test.safetensors"));
+  return nest::Checkpoint::from_files(std::move(files), "test.safetensors");
+}
+
+eval::ParameterInfo param(const std::string& path, DType dtype, tensor::Shape shape, bool optional = false,
+                          eval::ParameterKind kind = eval::ParameterKind::Param) {
+  eval::ParameterInfo info;
+  info.path = path;
+  info.kind = kind;
+  info.dtype = dtype;
+  info.shape = std::move(shape);
+  info.optional = optional;
+  return info;
+}
+
+// The one diagnostic whose message mentions `text`.
+const syntax::Diagnostic& problem_about(const std::vector<syntax::Diagnostic>& problems, const std::string& text) {
+  const syntax::Diagnostic* found = nullptr;
+  for (const syntax::Diagnostic& problem : problems) {
+    if (problem.message.find(text) != std::string::npos) {
+      REQUIRE(found == nullptr);
+      found = &problem;
+    }
+  }
+  if (found == nullptr) FAIL("no problem mentions " << text);
+  return *found;
+}
+
+bool has_note(const syntax::Diagnostic& diagnostic, const std::string& text) {
+  return std::any_of(diagnostic.notes.begin(), diagnostic.notes.end(),
+                     [&](const std::string& note) { return note.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("bindings.json is one flat object of strings", "[nest][bindings]") {
+  syntax::Diagnostics diagnostics;
+  const auto bindings = nest::parse_bindings(R"({"a.weight": "model.a.weight", "b": "c"})", "b.json", diagnostics);
+  REQUIRE(bindings);
+  CHECK(bindings->tensor_for("a.weight") == "model.a.weight");
+  CHECK(bindings->tensor_for("unmapped.weight") == "unmapped.weight");  // binds to its own name
+  CHECK(bindings->maps("b"));
+  CHECK_FALSE(bindings->maps("unmapped.weight"));
+
+  for (const std::string bad : {R"({"a": 1})", R"(["a"])", R"({"a": "x", "a": "y"})", R"({"a": )", R"({"": "x"})"}) {
+    INFO(bad);
+    syntax::Diagnostics errors;
+    CHECK_FALSE(nest::parse_bindings(bad, "b.json", errors));
+    REQUIRE(errors.error_count() == 1);
+    CHECK(errors.all()[0].code == "E5001");
+    CHECK(errors.all()[0].message.find("b.json") != std::string::npos);
+  }
+  // Every card's own bindings file reads.
+  for (const std::string card : {"mistral-7b-instruct-v0.3", "qwen3-8b", "gpt-oss-20b"}) {
+    syntax::Diagnostics errors;
+    const auto read = nest::read_bindings(nest_test::card_path(card) + "/bindings.json", errors);
+    REQUIRE(read);
+    CHECK(read->size() > 100);
+  }
+}
+
+TEST_CASE("which stored dtypes load as which declared ones", "[nest][bindings]") {
+  CHECK(nest::loadable_as(DType::BF16, DType::BF16));
+  CHECK(nest::loadable_as(DType::BF16, DType::F32));
+  CHECK(nest::loadable_as(DType::F16, DType::F32));
+  CHECK(nest::loadable_as(DType::F32, DType::F64));
+  CHECK(nest::loadable_as(DType::U8, DType::U8));
+  CHECK_FALSE(nest::loadable_as(DType::F32, DType::BF16));  // never narrowed
+  CHECK_FALSE(nest::loadable_as(DType::BF16, DType::F16));  // neither widens to the other
+  CHECK_FALSE(nest::loadable_as(DType::I32, DType::F32));   // integers never change type
+  CHECK_FALSE(nest::loadable_as(DType::U8, DType::I32));
+  CHECK_FALSE(nest::loadable_as(DType::I32, DType::I64));
+}
+
+TEST_CASE("every binding problem is reported at once, naming path, tensor, expected and actual",
+          "[nest][bindings]") {
+  const nest::Checkpoint checkpoint = checkpoint_of({
+      {"model.embed.weight", "BF16", {4, 2}, counting_bytes(16)},
+      {"head.weight", "F32", {2, 3}, counting_bytes(24)},
+      {"norm.weight", "F32", {2}, counting_bytes(8)},
+      {"ids", "I32", {4}, counting_bytes(16)},
+      {"scales", "U8", {4}, counting_bytes(4)},
+      {"fp8", "F8_E4M3", {2}, counting_bytes(2)},
+      {"proj.bias", "F32", {5}, counting_bytes(20)},
+      {"layers.9.extra", "F32", {1}, counting_bytes(4)},
+  });
+  const nest::Bindings bindings({{"embedding.weight", "model.embed.weight"}, {"missing.weight", "model.missing"}},
+                                "bindings.json");
+  const std::vector<eval::ParameterInfo> manifest = {
+      param("embedding.weight", DType::F32, {4, 2}),                 // bf16 widens: fine
+      param("head.weight", DType::F32, {3, 2}),                      // wrong shape
+      param("head.bias", DType::F32, {3}, true),                     // optional, absent: fine
+      param("norm.weight", DType::BF16, {2}),                        // f32 would narrow
+      param("ids", DType::F32, {4}),                                 // an integer tensor to a float
+      param("scales", DType::U8, {4}),                               // fine
+      param("fp8", DType::F32, {2}),                                 // no Linnet dtype
+      param("proj.bias", DType::F32, {3}, true),                     // optional, present, wrong shape
+      param("missing.weight", DType::F32, {2}),                      // missing
+      param("cache", DType::F32, {8}, false, eval::ParameterKind::State),  // the model's own
+  };
+  const std::vector<syntax::Diagnostic> problems = nest::check_parameters(manifest, checkpoint, bindings);
+  CHECK(problems.size() == 6);
+  for (const syntax::Diagnostic& problem : problems) CHECK(problem.code == "E6003");
+
+  const syntax::Diagnostic& shape = problem_about(problems, "`head.weight`");
+  CHECK(shape.message.find("has shape [2, 3], expected f32[3, 2]") != std::string::npos);
+  CHECK(has_note(shape, "the checkpoint holds f32[2, 3]"));
+
+  const syntax::Diagnostic& narrowing = problem_about(problems, "`norm.weight`");
+  CHECK(narrowing.message.find("has dtype f32, expected bf16[2]") != std::string::npos);
+  CHECK(has_note(narrowing, "never narrowed"));
+
+  const syntax::Diagnostic& integer = problem_about(problems, "`ids`");
+  CHECK(integer.message.find("has dtype i32, expected f32[4]") != std::string::npos);
+  CHECK(has_note(integer, "integer, u8 and bool tensors load only as their own dtype"));
+
+  const syntax::Diagnostic& missing = problem_about(problems, "`missing.weight`");
+  CHECK(missing.message == "the checkpoint has no tensor `model.missing` for param `missing.weight`");
+  CHECK(has_note(missing, "expected f32[2]"));
+  CHECK(has_note(missing, "`bindings.json` binds `missing.weight` to `model.missing`"));
+
+  CHECK(problem_about(problems, "`fp8`").message.find("stored as F8_E4M3") != std::string::npos);
+  CHECK(problem_about(problems, "`proj.bias`").message.find("has shape [5], expected f32[3]") != std::string::npos);
+
+  // Only metadata was read.
+  CHECK(checkpoint.touched().empty());
+  CHECK(nest::unbound_tensors(manifest, checkpoint, bindings) == std::vector<std::string>{"layers.9.extra"});
+}
+
+TEST_CASE("the parameter source borrows the mapping and widens exactly", "[nest][bindings]") {
+  const std::vector<float> embedding = {0.5f, -1.25f, 3.0f, 1e-3f, 7.0f, -0.1f};
+  const std::vector<float> rounded = [&] {
+    std::vector<float> out;
+    for (float value : embedding) out.push_back(tensor::round_to_bf16(value));
+    return out;
+  }();
+  const nest::Checkpoint checkpoint = checkpoint_of({
+      {"embed", "BF16", {3, 2}, bf16_bytes(embedding)},
+      {"ids", "I32", {2}, bytes_of(std::vector<int32_t>{7, -3})},
+      {"unused", "F32", {1}, counting_bytes(4)},
+  });
+  const nest::Bindings bindings({{"embedding.weight", "embed"}});
+  nest::CheckpointParameterSource source(checkpoint, bindings);
+
+  SECTION("the stored dtype: no copy") {
+    const auto tensor = source.fetch({"embedding.weight", eval::ParameterKind::Param, DType::BF16, {3, 2}, false});
+    REQUIRE(tensor);
+    CHECK(tensor->dtype() == DType::BF16);
+    CHECK_FALSE(tensor->is_writable());  // borrowed
+    CHECK(tensor->raw_data() == static_cast<const void*>(checkpoint.find("embed")->bytes.data()));
+    CHECK(tensor->to_vector<float>() == rounded);
+    CHECK(source.counts().borrowed == 1);
+    CHECK(source.counts().widened == 0);
+  }
+  SECTION("bf16 to f32: an owned, exact copy") {
+    const auto tensor = source.fetch({"embedding.weight", eval::ParameterKind::Param, DType::F32, {3, 2}, false});
+    REQUIRE(tensor);
+    CHECK(tensor->dtype() == DType::F32);
+    CHECK(tensor->is_writable());
+    CHECK(tensor->to_vector<float>() == rounded);
+    CHECK(source.counts().widened == 1);
+    CHECK(source.counts().widened_bytes == 6 * 4);
+  }
+  SECTION("integers keep their type, and absent tensors are nothing") {
+    const auto ids = source.fetch({"ids", eval::ParameterKind::Param, DType::F32, {2}, false});
+    REQUIRE(ids);
+    CHECK(ids->dtype() == DType::I32);  // returned as stored, for the interpreter to reject
+    CHECK_FALSE(source.fetch({"absent", eval::ParameterKind::Param, DType::F32, {2}, true}));
+  }
+  CHECK_FALSE(checkpoint.was_touched("unused"));
+}
+
+TEST_CASE("a truncated run binds only the layers it instantiates", "[nest][bindings][golden]") {
+  // golden/mistral-trunc holds 4 layers; --bind Layers=2 runs the first two.
+  auto session = nest_test::golden_session("mistral-7b-instruct-v0.3", "mistral-trunc");
+  CHECK(session->generics().at("Layers") == eval::GenericValue::of_dim(2));
+  const std::vector<std::string> touched = session->checkpoint().touched();
+  CHECK(touched.size() == 2 * 9 + 3);
+  for (const std::string& name : touched) {
+    INFO(name);
+    CHECK(name.find("layers.2.") == std::string::npos);
+    CHECK(name.find("layers.3.") == std::string::npos);
+  }
+  CHECK(session->unbound_tensors().size() == 2 * 9);
+  bool noted = false;
+  for (const std::string& note : session->notes()) noted = noted || note == "running 2 of the checkpoint's 4 layers";
+  CHECK(noted);
+  // Running does not touch them either.
+  nest_test::call(*session, "forward", {{"tokens", nest_test::i32_tensor({1, 2, 3}, {1, 3})}});
+  CHECK(session->checkpoint().touched() == touched);
+}
+
+TEST_CASE("a checkpoint that does not fit the card fails before anything is instantiated", "[nest][bindings][golden]") {
+  // The Mistral card at the golden Mistral sizes, on the Qwen3 checkpoint:
+  // different widths, missing tensors, extra norms.
+  linnet::nest::SessionOptions options;
+  options.card = nest_test::card_path("mistral-7b-instruct-v0.3");
+  options.binds = nest_test::golden_binds("mistral-a");
+  options.weights = {nest_test::golden_path("qwen3-a")};
+  options.std_dir = nest_test::source_path("stdlib");
+  linnet::nest::Session session(options);
+  CHECK_FALSE(session.load());
+  size_t binding_errors = 0;
+  for (const syntax::Diagnostic& diagnostic : session.diagnostics().all()) {
+    binding_errors += diagnostic.code == "E6003";
+  }
+  CHECK(binding_errors > 5);
+  CHECK(session.render_diagnostics().find("do not bind to the checkpoint") != std::string::npos);
+}

@@ -1,0 +1,132 @@
+// Differential tests of the product kernels (linear, matmul, batched_matmul)
+// against their bodies.
+//
+// For bf16 the body under `exact` accumulates in bf16 (every product and
+// partial sum rounded), which the kernel by design does not. So a bf16
+// kernel result is held to two references:
+// - the body evaluated in f32 on the same (widened) inputs and rounded to
+//   bf16: the `equivalent` contract, within the bf16 rule of
+//   test_differential_support.hpp (2 roundings for linear with a bias: the
+//   product and the sum; 1 otherwise);
+// - the body in bf16 itself, within the classic bound for a recursively
+//   summed, rounded dot product of n terms: gamma_n * sum |x_i w_i| with
+//   gamma_n = n u / (1 - n u), u = 2^-8 (bf16's unit roundoff), plus the
+//   kernel's own final roundings (2 ulps).
+#include "test_differential_support.hpp"
+
+using namespace ops_test;
+
+namespace {
+
+// sum_i |a[r, i]| * |b[o, i]| for every (r, o): the scale of a dot product's
+// rounding error. a is [R, n], b is [O, n] (row-major doubles).
+std::vector<double> absolute_dot_sums(const std::vector<double>& a, const std::vector<double>& b, int64_t rows,
+                                      int64_t outputs, int64_t n) {
+  std::vector<double> sums(static_cast<size_t>(rows * outputs), 0.0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t o = 0; o < outputs; ++o)
+      for (int64_t i = 0; i < n; ++i)
+        sums[static_cast<size_t>(r * outputs + o)] += std::fabs(a[static_cast<size_t>(r * n + i)] * b[static_cast<size_t>(o * n + i)]);
+  return sums;
+}
+
+double gamma_bf16(int64_t n) {
+  const double u = std::ldexp(1.0, -8);
+  return n * u / (1.0 - n * u);
+}
+
+// Holds a bf16 kernel result to the bf16-accumulating body (see the top).
+void require_within_bf16_accumulation(const std::string& what, const Tensor& native, const Tensor& body,
+                                      const std::vector<double>& dot_sums, int64_t n) {
+  const std::vector<double> a = as_doubles(native), b = as_doubles(body);
+  compare(what + " vs bf16-accumulating body", native, body, [&](size_t i, double) {
+    return gamma_bf16(n + 1) * dot_sums[i] + 2 * bf16_ulp(std::max(std::fabs(a[i]), std::fabs(b[i])));
+  });
+}
+
+Tensor widened(const Tensor& x) { return x.to(DType::F32); }
+
+void check_linear(const Shape& leading, int64_t in, int64_t out, bool with_bias, uint32_t seed) {
+  for (DType type : {DType::F32, DType::BF16}) {
+    std::mt19937 rng(seed);
+    Shape x_shape = leading;
+    x_shape.push_back(in);
+    const Tensor x = random_tensor(rng, x_shape, type);
+    const Tensor weight = random_tensor(rng, {out, in}, type, -0.5, 0.5);
+    const Tensor bias = random_tensor(rng, {out}, type);
+    OpCall call{"std.nn.linear::linear",
+                {v(x), v(weight), with_bias ? Value::some(v(bias)) : Value::none()},
+                {{"S", shape(leading)}, {"In", dim(in)}, {"Out", dim(out)}, {"T", dtype(type)}}};
+    const std::string what = label(call, type, with_bias ? "bias" : "no bias");
+    const Results results = run_both(call);
+    if (type == DType::F32) {
+      require_f32_agreement(what, results.native, results.body);
+      continue;
+    }
+    // The equivalent contract: the f32 body on the same values, rounded.
+    OpCall wide = call;
+    wide.positional = {v(widened(x)), v(widened(weight)), with_bias ? Value::some(v(widened(bias))) : Value::none()};
+    wide.generics["T"] = dtype(DType::F32);
+    const Tensor reference = run_body(wide).tensor().to(DType::BF16);
+    std::vector<double> before_bias;
+    if (with_bias) {
+      const std::vector<double> values = as_doubles(results.native), offsets = as_doubles(bias);
+      for (size_t i = 0; i < values.size(); ++i) before_bias.push_back(std::fabs(values[i] - offsets[i % out]));
+    }
+    require_bf16_agreement(what + " vs f32 body", results.native, reference, with_bias ? 2 : 1, before_bias);
+    const int64_t rows = x.numel() / in;
+    require_within_bf16_accumulation(what, results.native, results.body,
+                                     absolute_dot_sums(as_doubles(x), as_doubles(weight), rows, out, in), in);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("linear agrees with its body", "[differential][linear]") {
+  SECTION("with a bias, two leading axes, outputs across several panels") { check_linear({2, 3}, 48, 150, true, 11); }
+  SECTION("without a bias") { check_linear({5}, 33, 64, false, 12); }
+  SECTION("more rows than one tile") { check_linear({300}, 16, 70, true, 13); }
+  SECTION("no leading axes") { check_linear({}, 40, 9, true, 14); }
+}
+
+TEST_CASE("matmul and batched_matmul agree with their bodies", "[differential][linear]") {
+  for (DType type : {DType::F32, DType::BF16}) {
+    std::mt19937 rng(21);
+    const int64_t m = 7, k = 37, n = 19;
+    SECTION(std::string("matmul ") + std::string(linnet::tensor::dtype_name(type))) {
+      const Tensor a = random_tensor(rng, {m, k}, type), b = random_tensor(rng, {k, n}, type);
+      OpCall call{"std.linalg::matmul", {v(a), v(b)}, {{"M", dim(m)}, {"K", dim(k)}, {"N", dim(n)}, {"T", dtype(type)}}};
+      const Results results = run_both(call);
+      if (type == DType::F32) {
+        require_f32_agreement(label(call, type), results.native, results.body);
+      } else {
+        OpCall wide = call;
+        wide.positional = {v(widened(a)), v(widened(b))};
+        wide.generics["T"] = dtype(DType::F32);
+        require_bf16_agreement(label(call, type) + " vs f32 body", results.native,
+                               run_body(wide).tensor().to(DType::BF16), 1);
+        // b transposed to [N, K] for the error scale.
+        const Tensor b_rows = b.permute({1, 0}).contiguous();
+        require_within_bf16_accumulation(label(call, type), results.native, results.body,
+                                         absolute_dot_sums(as_doubles(a), as_doubles(b_rows), m, n, k), k);
+      }
+    }
+    SECTION(std::string("batched_matmul ") + std::string(linnet::tensor::dtype_name(type))) {
+      const Shape batch{2, 3};
+      const Tensor a = random_tensor(rng, {2, 3, m, k}, type), b = random_tensor(rng, {2, 3, k, n}, type);
+      OpCall call{"std.linalg::batched_matmul",
+                  {v(a), v(b)},
+                  {{"B", shape(batch)}, {"M", dim(m)}, {"K", dim(k)}, {"N", dim(n)}, {"T", dtype(type)}}};
+      const Results results = run_both(call);
+      if (type == DType::F32) {
+        require_f32_agreement(label(call, type), results.native, results.body);
+      } else {
+        OpCall wide = call;
+        wide.positional = {v(widened(a)), v(widened(b))};
+        wide.generics["T"] = dtype(DType::F32);
+        require_bf16_agreement(label(call, type) + " vs f32 body", results.native,
+                               run_body(wide).tensor().to(DType::BF16), 1);
+      }
+    }
+  }
+}
