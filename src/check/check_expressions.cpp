@@ -111,7 +111,9 @@ Symbol Checker::Impl::module_symbol(ModuleScope& scope, const std::string& name)
 TypePtr Checker::Impl::check_name(const ast::NameExpr& expr, Context& cx) {
   const std::string& name = expr.name.text;
   if (cx.in_index_notation()) {
-    if (IndexVar* index = find_index_var(name, cx)) {
+    // A pack index is only ever written `*s`, so a plain `s` is a value
+    // (spec 6.9 indexes a tensor `b` with a pack index `*b`).
+    if (IndexVar* index = find_index_var(name, cx); index && !index->is_pack) {
       index->used = true;
       error("E3104", "index " + quoted(name) + " can only index a tensor", expr.span)
           .with_help("for the position itself, index a range: `iota(N)[" + name + "]`");
@@ -597,6 +599,9 @@ bool Checker::Impl::coerce(const TypePtr& value, const TypePtr& target, Span spa
     return false;
   }
   if (target->kind == TypeKind::Tensor && value->kind == TypeKind::Tensor) {
+    // A wrong shape is E2202, except where the caller has its own code for
+    // any change of type (E2109 for an assignment).
+    const char* shape_code = std::string_view(mismatch_code) == "E2101" ? "E2202" : mismatch_code;
     bool ok = true;
     if (!(value->dtype == target->dtype)) {
       error(mismatch_code, what + " has dtype " + value->dtype.to_string() + ", not " + target->dtype.to_string(), span)
@@ -609,14 +614,14 @@ bool Checker::Impl::coerce(const TypePtr& value, const TypePtr& target, Span spa
     bool layout = a.size() == b.size();
     for (std::size_t i = 0; layout && i < a.size(); ++i) layout = a[i].is_pack() == b[i].is_pack() && a[i].pack == b[i].pack;
     if (!layout) {
-      error("E2202", what + " has shape " + shape_to_string(a) + ", not " + shape_to_string(b), span)
+      error(shape_code, what + " has shape " + shape_to_string(a) + ", not " + shape_to_string(b), span)
           .note("expected " + quoted(type_to_string(target)) + ", found " + quoted(type_to_string(value)));
       return false;
     }
     for (std::size_t i = 0; i < a.size(); ++i) {
       if (a[i].is_pack() || prove_equal_dims(a[i].dim, b[i].dim, cx)) continue;
       const ProofResult proof = cx.solver ? cx.solver->prove_equal(a[i].dim, b[i].dim) : ProofResult{};
-      Diagnostic& d = error("E2202", what + " has shape " + shape_to_string(a) + ", not " + shape_to_string(b), span);
+      Diagnostic& d = error(shape_code, what + " has shape " + shape_to_string(a) + ", not " + shape_to_string(b), span);
       d.note("axis " + std::to_string(i) + ": cannot prove " + quoted(a[i].dim.to_string() + " == " + b[i].dim.to_string()));
       if (cx.solver) explain_failure(d, proof, cx);
       return false;
@@ -695,6 +700,14 @@ TypePtr Checker::Impl::check_match(const ast::MatchExpr& expr, Context& cx, cons
   for (const ast::MatchArm& arm : expr.arms) {
     cx.scopes.emplace_back();
     const ast::Pattern& pattern = *arm.pattern;
+    // An arm after one that already matches all its values never runs (spec 11.9).
+    const bool reachable = !catch_all && !(pattern.kind == ast::PatternKind::None && covers_none) &&
+                           !(pattern.kind == ast::PatternKind::Some && covers_some) &&
+                           !(pattern.kind == ast::PatternKind::Binding && enumeration &&
+                             variants_covered.count(pattern.cast<ast::BindingPattern>().name.text));
+    if (!reachable && !scrutinee->is_error()) {
+      error("E2117", "this arm is unreachable: an earlier arm matches all of its values", pattern.span);
+    }
     switch (pattern.kind) {
       case ast::PatternKind::Some: {
         if (enumeration) {

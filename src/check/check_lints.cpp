@@ -53,6 +53,9 @@ void Checker::Impl::run_lints() {
           .with_help("remove it from the `use` declaration");
     }
   }
+  std::sort(unused_locals_pending.begin(), unused_locals_pending.end(), [](const auto& a, const auto& b) {
+    return a.second.file != b.second.file ? a.second.file < b.second.file : a.second.begin < b.second.begin;
+  });
   for (const auto& [name, span] : unused_locals_pending) {
     if (!in_requested(span)) continue;
     diagnostics.add(syntax::warning("W1002", "unused local " + quoted(name), span))

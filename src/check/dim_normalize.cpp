@@ -224,14 +224,10 @@ DimPoly Normalizer::opaque_division(const DimPoly& n, const DimPoly& d) const {
   Term factor{g.inverse(), common.inverse()};
   DimPoly n2 = n.times(factor);
   DimPoly d2 = d.times(factor);
-  // What cancelling leaves may be decidable: c / (2 * c) is 1 / 2, so 0.
-  if (n2.is_constant() && d2.is_constant()) {
-    return DimPoly::constant(Rational((n2.constant_term() / d2.constant_term()).trunc()));
-  }
-  if (auto q = exact_quotient(n2, d2)) return *q;
-  if (!(n2 == n) && context_.prove_nonnegative(n2, false) && context_.prove_nonnegative(d2 - n2, true)) {
-    return DimPoly();
-  }
+  // What cancelling leaves is a new division, which may simplify further:
+  // c / (2 * c) is 1 / 2, so 0; (3 * c * d) / (2 * c) is d + d / 2. It has
+  // no common factor left, so this recursion ends.
+  if (!(n2 == n) || !(d2 == d)) return divide(n2, d2);
   return DimPoly::atom(DimAtom::make(DimAtom::Kind::Div, std::move(n2), std::move(d2)));
 }
 

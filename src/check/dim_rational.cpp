@@ -16,8 +16,19 @@ constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 
 UWide wide_abs(Wide v) { return v < 0 ? UWide(0) - UWide(v) : UWide(v); }
 
-UWide wide_gcd(UWide a, UWide b) {
+std::uint64_t narrow_gcd(std::uint64_t a, std::uint64_t b) {
   while (b != 0) {
+    std::uint64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+UWide wide_gcd(UWide a, UWide b) {
+  // 128-bit division is slow; most values fit in 64 bits.
+  while (b != 0) {
+    if ((a >> 64) == 0 && (b >> 64) == 0) return narrow_gcd(std::uint64_t(a), std::uint64_t(b));
     UWide r = a % b;
     a = b;
     b = r;
@@ -93,13 +104,22 @@ Rational Rational::operator-() const {
 }
 
 Rational operator+(const Rational& a, const Rational& b) {
-  if (a.den_ == 1 && b.den_ == 1) return Rational::reduce(Wide(a.num_) + b.num_, 1);
+  if (a.den_ == 1 && b.den_ == 1) {
+    std::int64_t sum = 0;
+    if (!__builtin_add_overflow(a.num_, b.num_, &sum)) return Rational(sum);
+    overflow();
+  }
   return Rational::reduce(Wide(a.num_) * b.den_ + Wide(b.num_) * a.den_, Wide(a.den_) * b.den_);
 }
 
 Rational operator-(const Rational& a, const Rational& b) { return a + (-b); }
 
 Rational operator*(const Rational& a, const Rational& b) {
+  if (a.den_ == 1 && b.den_ == 1) {
+    std::int64_t product = 0;
+    if (!__builtin_mul_overflow(a.num_, b.num_, &product)) return Rational(product);
+    overflow();
+  }
   return Rational::reduce(Wide(a.num_) * b.num_, Wide(a.den_) * b.den_);
 }
 

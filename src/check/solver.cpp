@@ -209,9 +209,7 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
       assumptions.push_back({value - chosen, false});
       assumptions.push_back({chosen - value, false});
       assumptions.push_back({atom->kind() == DimAtom::Kind::Max ? chosen - other : other - chosen, false});
-      std::vector<LinearFact> facts = order;
-      facts.insert(facts.end(), assumptions.begin(), assumptions.end());
-      all_cases = LinearProver(facts, *this).implies(p, strict, integer_valued, depth) ||
+      all_cases = LinearProver(order, *this, &assumptions).implies(p, strict, integer_valued, depth) ||
                   prove_by_cases(p, strict, integer_valued, assumptions, split, splits_left - 1);
       assumptions.resize(mark);
     }
@@ -239,16 +237,18 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     return false;
   }
 
-  void facts_about(const Monomial& m, int at_depth, std::vector<LinearFact>& out) const override {
+  const std::vector<LinearFact>& facts_about(const Monomial& m, int at_depth) const override {
     const std::size_t slot = std::size_t(std::clamp(at_depth, 0, kOrderDepth));
     DimPoly key = DimPoly::term(1, m);
     auto it = meaning_cache[slot].find(key);
     if (it == meaning_cache[slot].end()) {
       std::vector<LinearFact> meaning;
       derive_meaning(m, at_depth, meaning);
+      // Nodes of an unordered_map keep their address, so the reference
+      // stays valid until the caches are cleared (only while building).
       it = meaning_cache[slot].emplace(std::move(key), std::move(meaning)).first;
     }
-    out.insert(out.end(), it->second.begin(), it->second.end());
+    return it->second;
   }
 
   void derive_meaning(const Monomial& m, int at_depth, std::vector<LinearFact>& out) const {

@@ -18,6 +18,7 @@ struct Row {
   std::vector<Rational> coefficients;
   Rational constant;
   bool strict = false;
+  std::size_t hash = 0;  // of the coefficients, set by RowSet::add
 
   bool has_variables() const {
     return std::any_of(coefficients.begin(), coefficients.end(), [](const Rational& c) { return !c.is_zero(); });
@@ -65,28 +66,23 @@ class RowSet {
     if (!row.has_variables()) return !violated(row);
     std::size_t h = 0;
     for (const Rational& c : row.coefficients) h = h * 1000003u ^ c.hash();
-    auto& bucket = index_[h];
-    for (std::size_t i : bucket) {
-      Row& kept = rows_[i];
-      if (kept.coefficients != row.coefficients) continue;
+    row.hash = h;
+    // Sets stay small (tens of rows), so a scan beats a hash table here.
+    for (Row& kept : rows_) {
+      if (kept.hash != h || kept.coefficients != row.coefficients) continue;
       // c.x + k >= 0 is stronger for smaller k; strict wins a tie.
       auto order = row.constant <=> kept.constant;
       if (order < 0 || (order == 0 && row.strict && !kept.strict)) kept = std::move(row);
       return true;
     }
-    bucket.push_back(rows_.size());
     rows_.push_back(std::move(row));
     return true;
   }
   std::size_t size() const { return rows_.size(); }
-  std::vector<Row> take() {
-    index_.clear();
-    return std::move(rows_);
-  }
+  std::vector<Row> take() { return std::move(rows_); }
 
  private:
   std::vector<Row> rows_;
-  std::unordered_map<std::size_t, std::vector<std::size_t>> index_;
 };
 
 }  // namespace
@@ -102,19 +98,24 @@ bool LinearProver::implies(const DimPoly& p, bool strict, bool integer_valued, i
   } else {
     negation = {-p, true};
   }
-  return infeasible({negation}, depth);
+  return infeasible(&negation, depth);
 }
 
-bool LinearProver::contradictory(int depth) const { return infeasible({}, depth); }
+bool LinearProver::contradictory(int depth) const { return infeasible(nullptr, depth); }
 
-bool LinearProver::infeasible(std::vector<LinearFact> seed, int depth) const {
+bool LinearProver::infeasible(const LinearFact* seed, int depth) const {
   try {
     // Gather the constraints that can matter: those sharing a variable with
     // what is already gathered, plus what the oracle knows of each variable.
     std::unordered_map<Monomial, int, MonomialHash> index;
     std::vector<Monomial> variables;
-    std::vector<LinearFact> gathered;
-    std::vector<bool> used(facts_.size(), false);
+    std::vector<const LinearFact*> gathered;
+    std::vector<const LinearFact*> candidates;
+    for (const LinearFact& f : facts_) candidates.push_back(&f);
+    if (assumptions_) {
+      for (const LinearFact& f : *assumptions_) candidates.push_back(&f);
+    }
+    std::vector<bool> used(candidates.size(), false);
     std::size_t explained = 0;  // variables whose oracle facts are gathered
 
     auto note_variables = [&](const DimPoly& p) {
@@ -123,37 +124,35 @@ bool LinearProver::infeasible(std::vector<LinearFact> seed, int depth) const {
         if (index.emplace(t.monomial, int(variables.size())).second) variables.push_back(t.monomial);
       }
     };
-    for (LinearFact& f : seed) {
-      note_variables(f.poly);
-      gathered.push_back(std::move(f));
-    }
-    if (seed.empty()) {
+    if (seed) {
+      note_variables(seed->poly);
+      gathered.push_back(seed);
+    } else {
       // Consistency of the facts themselves: all of them matter.
-      for (std::size_t i = 0; i < facts_.size(); ++i) {
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
         used[i] = true;
-        note_variables(facts_[i].poly);
-        gathered.push_back(facts_[i]);
+        note_variables(candidates[i]->poly);
+        gathered.push_back(candidates[i]);
       }
     }
     bool grew = true;
     for (int pass = 0; grew && pass < 8; ++pass) {
       grew = false;
-      for (std::size_t i = 0; i < facts_.size(); ++i) {
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
         if (used[i]) continue;
-        bool touches = std::any_of(facts_[i].poly.terms().begin(), facts_[i].poly.terms().end(),
+        const DimPoly& poly = candidates[i]->poly;
+        bool touches = std::any_of(poly.terms().begin(), poly.terms().end(),
                                    [&](const Term& t) { return !t.monomial.is_one() && index.count(t.monomial); });
         if (!touches) continue;
         used[i] = true;
-        note_variables(facts_[i].poly);
-        gathered.push_back(facts_[i]);
+        note_variables(poly);
+        gathered.push_back(candidates[i]);
         grew = true;
       }
       while (explained < variables.size() && variables.size() < 64) {
-        std::vector<LinearFact> meaning;
-        oracle_.facts_about(variables[explained++], depth, meaning);
-        for (LinearFact& f : meaning) {
+        for (const LinearFact& f : oracle_.facts_about(variables[explained++], depth)) {
           note_variables(f.poly);
-          gathered.push_back(std::move(f));
+          gathered.push_back(&f);
           grew = true;
         }
       }
@@ -161,14 +160,14 @@ bool LinearProver::infeasible(std::vector<LinearFact> seed, int depth) const {
 
     const std::size_t n = variables.size();
     RowSet rows;
-    for (const LinearFact& f : gathered) {
+    for (const LinearFact* f : gathered) {
       Row row;
       row.coefficients.resize(n);
-      for (const Term& t : f.poly.terms()) {
+      for (const Term& t : f->poly.terms()) {
         if (!t.monomial.is_one()) row.coefficients[std::size_t(index.at(t.monomial))] = t.coefficient;
       }
-      row.constant = f.poly.constant_term();
-      row.strict = f.strict;
+      row.constant = f->poly.constant_term();
+      row.strict = f->strict;
       normalize_row(row);
       if (!rows.add(std::move(row))) return true;
     }

@@ -51,7 +51,8 @@ std::string render_json(const nest::Session& session) {
 std::string render_text(const nest::Session& session) {
   std::string text = session.root().qualified_name + eval::describe_bindings(session.instance_generics()) +
                      "  (card " + session.card().name + ")\n";
-  size_t tensors = 0;
+  size_t required = 0;
+  size_t optional = 0;
   size_t states = 0;
   int64_t elements = 0;
   for (const eval::ParameterInfo& info : session.manifest()) {
@@ -63,10 +64,15 @@ std::string render_text(const nest::Session& session) {
     text += "  " + std::string(eval::parameter_kind_name(info.kind)) + " " + info.path +
             (name == info.path ? "" : " -> " + name) + ": " + std::string(tensor::dtype_name(info.dtype)) +
             tensor::shape_to_string(info.shape) + (info.optional ? " (optional)" : "") + "\n";
-    ++tensors;
-    elements += tensor::shape_numel(info.shape);
+    if (info.optional) {
+      ++optional;
+    } else {
+      ++required;
+      elements += tensor::shape_numel(info.shape);
+    }
   }
-  text += std::to_string(tensors) + " tensors, " + std::to_string(elements) + " elements";
+  text += std::to_string(required) + " required tensors of " + std::to_string(elements) + " elements, " +
+          std::to_string(optional) + " optional";
   if (states > 0) text += "; " + std::to_string(states) + " state tensors the model keeps itself";
   return text + "\n";
 }

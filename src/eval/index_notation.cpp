@@ -245,8 +245,11 @@ Indexed Evaluator::eval_reduction(const ast::ReductionExpr& expr, Frame& frame) 
     // Every product and every partial sum rounds to the dtype, in row-major
     // order of the reduced indices, as the body says.
     int64_t product_size = 1;
-    for (const std::string& variable : all) product_size *= *scope->extents.at(variable);
-    if (product_size <= options.exact_product_limit) {
+    bool too_large = false;
+    for (const std::string& variable : all) {
+      too_large = too_large || __builtin_mul_overflow(product_size, *scope->extents.at(variable), &product_size);
+    }
+    if (!too_large && product_size <= options.exact_product_limit) {
       return reduce_value(*this, reduction, binary(ast::BinaryOp::Multiply, a, b, product->span));
     }
     std::vector<std::string> ordered;

@@ -301,7 +301,12 @@ Value Evaluator::run_kernel(const Module* module, const ast::KernelItem& kernel,
   for (const auto& extent : kernel.grid) grid.push_back(eval_int(*extent, frame, "a grid extent"));
   if (grid.empty() || grid.size() > 3) fail(codes::invalid_kernel, "a grid has one to three axes", kernel.grid_span);
   int64_t programs = 1;
-  for (int64_t extent : grid) programs *= std::max<int64_t>(extent, 0);
+  for (int64_t extent : grid) {
+    if (extent < 0 || __builtin_mul_overflow(programs, extent, &programs) || programs > (int64_t{1} << 31)) {
+      fail(codes::resource_limit, "a launch grid of " + std::to_string(extent) + " along one axis is out of range",
+           kernel.grid_span);
+    }
+  }
   state.program.assign(grid.size(), 0);
   for (int64_t program = 0; program < programs; ++program) {
     int64_t rest = program;

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <set>
 
+#include "linnet/ops/op_table.hpp"
+
 namespace linnet::nest {
 
 namespace {
@@ -106,6 +108,8 @@ bool Session::load_program() {
 
   eval::Options interpreter_options;
   interpreter_options.numerics = options_.numerics;
+  // Native kernels stand in for op bodies where the policy allows (never under exact).
+  interpreter_options.dispatcher = ops::make_cpu_dispatcher();
   interpreter_ = std::make_unique<eval::Interpreter>(*program_, *sources_, interpreter_options);
   try {
     // Checks the `where` clauses of the root and of every sub-block.

@@ -206,7 +206,7 @@ class Walker {
 
   static std::string display_name(const syntax::Module* module, const ast::BlockItem* block,
                                   const ast::FunctionItem& function) {
-    std::string name = module ? module->name + "::" : "";
+    std::string name = module && !module->name.empty() ? module->name + "::" : "";
     if (block) name += block->name.text + ".";
     return name + function.name.text;
   }
@@ -676,7 +676,9 @@ class Walker {
     ExplainedSite site;
     site.span = call.span;
     site.location = location(call.span);
-    site.op = (callee.module ? callee.module->name : std::string()) + "::" + function.name.text;
+    // Named as the interpreter names it (and as the table is keyed).
+    site.op = callee.module && !callee.module->name.empty() ? callee.module->name + "::" + function.name.text
+                                                           : function.name.text;
     site.within = caller.display;
     site.reached = caller.multiplier;
     // The dispatcher's rule (call_dtype): T, else the first tensor argument.

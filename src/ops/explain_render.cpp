@@ -9,7 +9,9 @@ namespace linnet::ops {
 namespace {
 
 std::string reached_text(const std::optional<int64_t>& reached) {
-  return reached ? "x" + std::to_string(*reached) : "x?";
+  std::string text = "x";
+  text += reached ? std::to_string(*reached) : std::string("?");
+  return text;
 }
 
 }  // namespace

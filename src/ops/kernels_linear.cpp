@@ -7,7 +7,8 @@
 // kTileRows rows by kTileOutputs outputs, and a bf16 weight is widened one
 // panel of kTileOutputs rows at a time into a per-thread buffer. Tiles have
 // fixed sizes, so every output is summed in the same order whatever the
-// number of threads.
+// number of threads (Eigen, inside the kernels' parallel regions, multiplies
+// each tile on one thread).
 #include <Eigen/Core>
 
 #include <algorithm>
@@ -43,7 +44,9 @@ void multiply_by_transposed(const float* x, int64_t rows, int64_t in, const Tens
   const tensor::bf16_t* weight_bf16 = widen ? weight.data<tensor::bf16_t>() : nullptr;
   MatrixMap result(y, rows, out);
 
-#pragma omp parallel if (tiles > 1)
+  // Always a parallel region: inside one, Eigen multiplies on the calling
+  // thread, so every tile is summed the same way whatever the thread count.
+#pragma omp parallel
   {
     std::vector<float> panel(widen ? static_cast<size_t>(kTileOutputs * in) : 0);
 #pragma omp for schedule(dynamic)
@@ -91,7 +94,8 @@ std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   return eval::Value::from_tensor(to_dtype(result, dtype));
 }
 
-// c[M, N] = a[M, K] * b[K, N] in f32, for each of `batches` stacked pairs.
+// c[M, N] = a[M, K] * b[K, N] in f32, for each of `batches` stacked pairs,
+// in tiles of kTileRows x kTileOutputs outputs.
 Tensor stacked_products(const Tensor& a, const Tensor& b, int64_t batches, int64_t m, int64_t k, int64_t n,
                         Shape result_shape) {
   const Tensor left = contiguous_f32(a);
@@ -101,12 +105,23 @@ Tensor stacked_products(const Tensor& a, const Tensor& b, int64_t batches, int64
   const float* a_data = left.data<float>();
   const float* b_data = right.data<float>();
   float* c_data = result.mutable_data<float>();
-#pragma omp parallel for schedule(dynamic) if (batches > 1)
-  for (int64_t batch = 0; batch < batches; ++batch) {
+  const int64_t row_tiles = (m + kTileRows - 1) / kTileRows;
+  const int64_t column_tiles = (n + kTileOutputs - 1) / kTileOutputs;
+  const int64_t tiles = batches * row_tiles * column_tiles;
+  // Always a parallel region: inside one, Eigen multiplies on the calling
+  // thread, so every tile is summed the same way whatever the thread count.
+#pragma omp parallel for schedule(dynamic)
+  for (int64_t tile = 0; tile < tiles; ++tile) {
+    const int64_t batch = tile / (row_tiles * column_tiles);
+    const int64_t first_row = (tile / column_tiles % row_tiles) * kTileRows;
+    const int64_t first_column = (tile % column_tiles) * kTileOutputs;
+    const int64_t rows = std::min(kTileRows, m - first_row);
+    const int64_t columns = std::min(kTileOutputs, n - first_column);
     ConstMatrixMap lhs(a_data + batch * m * k, m, k);
     ConstMatrixMap rhs(b_data + batch * k * n, k, n);
     MatrixMap out(c_data + batch * m * n, m, n);
-    out.noalias() = lhs * rhs;
+    out.block(first_row, first_column, rows, columns).noalias() =
+        lhs.middleRows(first_row, rows) * rhs.middleCols(first_column, columns);
   }
   return result;
 }

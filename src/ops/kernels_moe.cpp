@@ -71,7 +71,9 @@ std::vector<float> expert_products(const ExpertProblem& p, const float* x, const
   const bool widen = weight.dtype() == DType::BF16;
   const float* weight_f32 = widen ? nullptr : weight.data<float>();
   const tensor::bf16_t* weight_bf16 = widen ? weight.data<tensor::bf16_t>() : nullptr;
-#pragma omp parallel if (tiles > 1)
+  // Always a parallel region, so that Eigen multiplies each tile on one
+  // thread and results do not depend on the thread count.
+#pragma omp parallel
   {
     std::vector<float> panel(widen ? static_cast<size_t>(kTileOutputs * p.in) : 0);
     RowMatrix products;

@@ -66,6 +66,7 @@ TEST_CASE("whole multiples come out of a division of a dimension", "[dim][poly][
   CHECK(same("c / (2 * c)", "0"));
   CHECK(same("b % (3 * b)", "b"));
   CHECK(same("(3 * c) / (2 * c)", "1"));
+  CHECK(same("(3 * c * d) / (2 * c)", "d + d / 2"));
   // 0 <= x - x ... and a numerator below the divisor.
   CHECK(same("x / (x + 1)", "0"));
   // A difference of dimensions may be negative: no splitting.

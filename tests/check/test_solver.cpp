@@ -101,6 +101,27 @@ TEST_CASE("grouped attention: callee where clauses at a call", "[solver][call]")
   CHECK(proves(s, "(H / Heads) / 2 * 2 == H / Heads"));                  // rope's D / 2
 }
 
+TEST_CASE("GPT-OSS: Model passes H / 32 to a block that requires H == Blocks * 32", "[solver][call][cards]") {
+  Solver model = solver_for(
+      "Heads > 0, KvHeads > 0, Heads % KvHeads == 0, HeadDim % 2 == 0, Experts > 0, TopK > 0,"
+      "Layers % 2 == 0, H % 32 == 0, Inner % 32 == 0, MaxSeq > 0");
+  // MixtureOfExperts' clauses with Blocks := H / 32, InnerBlocks := Inner / 32.
+  std::map<std::string, DimExpr, std::less<>> args{{"Blocks", parse_dim("H / 32")},
+                                                    {"InnerBlocks", parse_dim("Inner / 32")}};
+  for (const char* clause : {"H == Blocks * 32", "Inner == InnerBlocks * 32", "Experts > 0", "TopK > 0"}) {
+    INFO(clause);
+    CHECK(model.prove(parse_relation(clause).substitute(args)).proved());
+  }
+  CHECK(proves(model, "Layers / 2 * 2 == Layers"));  // the [LayerPair; Layers / 2] array
+
+  // Inside MixtureOfExperts: the MXFP4 shapes.
+  Solver moe = solver_for("Experts > 0, TopK > 0, H == Blocks * 32, Inner == InnerBlocks * 32");
+  CHECK(proves(moe, "Blocks * 32 == H"));                 // x[R, G * 32] with G := Blocks against [B * S, H]
+  CHECK(proves(moe, "(2 * Inner) / 2 == Inner"));         // gate_up[..., 0::2] of 2 * Inner
+  CHECK(proves(moe, "InnerBlocks * 32 == Inner"));        // the down projection's G * 32
+  CHECK(proves(moe, "B * S * H == (B * S) * (Blocks * 32)"));  // reshape(x, [B * S, H])
+}
+
 TEST_CASE("the divisibility between shards follows without being stated", "[solver][call]") {
   // Qwen3 and Mistral state it; it also follows from the three facts and Shards > 0.
   Solver s = solver_for("Shards > 0, Heads % Shards == 0, KvHeads % Shards == 0, Heads % KvHeads == 0");

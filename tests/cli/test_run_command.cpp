@@ -124,7 +124,8 @@ TEST_CASE("linnet inspect --parameters lists what a checkpoint must supply", "[c
   CHECK(contains(text.out, "param embedding.weight -> model.embed_tokens.weight: f32[32768, 4096]"));
   CHECK(contains(text.out, "param layers.1.mlp.down.weight -> model.layers.1.mlp.down_proj.weight: f32[4096, 14336]"));
   CHECK_FALSE(contains(text.out, "layers.2."));
-  CHECK(contains(text.out, "21 tensors"));
+  CHECK(contains(text.out, "param lm_head.bias: f32[32768] (optional)"));  // Linear's bias, absent for Mistral
+  CHECK(contains(text.out, "21 required tensors of "));
 
   const cli_test::Outcome json = run_linnet({"inspect", "--parameters", "nest/gpt-oss-20b", "--json", "--bind", "Layers=2"});
   INFO(json.err);

@@ -66,6 +66,14 @@ inline TestProgram load_inputs(const std::vector<std::string>& inputs,
 
 inline TestProgram load_source(const std::string& text, linnet::eval::Options options = {}) {
   const auto dir = fresh_directory();
+  // The loader keeps the text it read, so the file can go once it is loaded.
+  struct RemoveWhenDone {
+    std::filesystem::path path;
+    ~RemoveWhenDone() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } cleanup{dir};
   const auto file = dir / "test.linnet";
   std::ofstream out(file);
   if (text.find("module ") == std::string::npos) out << "module test\n";

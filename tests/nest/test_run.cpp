@@ -257,9 +257,10 @@ TEST_CASE("every entry of every card runs and agrees with forward", "[nest][run]
       const eval::Value until = call(session, "generate_until",
                                      {{"token", last_token}, {"pos", i32_scalar(S - 1)}, {"eos", i32_scalar(eos)}},
                                      {{"MaxNew", eval::GenericValue::of_dim(steps)}});
-      REQUIRE(until.kind() == eval::Value::Kind::Tuple);
-      const std::vector<int32_t> until_tokens = until.elements()[0].tensor().to_vector<int32_t>();
-      CHECK(until.elements()[1].tensor().item().to<int64_t>() == stop);
+      const auto parts = nest::flatten_outputs("until", until);
+      REQUIRE(parts.size() == 2);
+      const std::vector<int32_t> until_tokens = parts[0].second.to_vector<int32_t>();
+      CHECK(parts[1].second.item().to<int64_t>() == stop);
       std::vector<int32_t> expected_until(reference.begin(), reference.begin() + stop);
       expected_until.resize(reference.size(), 0);
       CHECK(until_tokens == expected_until);

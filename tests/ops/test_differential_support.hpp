@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -164,8 +165,10 @@ struct Difference {
 };
 
 inline std::string describe(const Difference& d) {
-  return "max |a-b| " + std::to_string(d.max_absolute) + ", max relative " + std::to_string(d.max_relative) +
-         ", max bf16 ulps " + std::to_string(d.max_ulps) + " over " + std::to_string(d.elements) + " elements";
+  char text[160];
+  std::snprintf(text, sizeof text, "max |a-b| %.3g, max relative %.3g, max bf16 ulps %.3g over %zu elements",
+                d.max_absolute, d.max_relative, d.max_ulps, d.elements);
+  return text;
 }
 
 // Prints one line per comparison when LINNET_OPS_REPORT is set.

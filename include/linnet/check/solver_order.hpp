@@ -32,8 +32,9 @@ class MonomialOracle {
   virtual ~MonomialOracle() = default;
   // Constraints that hold by the meaning of `m` (m >= 0 for a product of
   // dimensions, 2 * (x / 2) <= x, min(a, b) <= a, ...). `depth` bounds the
-  // nested proofs an oracle may run to establish them.
-  virtual void facts_about(const Monomial& m, int depth, std::vector<LinearFact>& out) const = 0;
+  // nested proofs an oracle may run to establish them. The reference must
+  // stay valid for the oracle's lifetime (oracles cache the answers).
+  virtual const std::vector<LinearFact>& facts_about(const Monomial& m, int depth) const = 0;
 };
 
 class LinearProver {
@@ -41,8 +42,11 @@ class LinearProver {
   // Past this many live constraints an elimination gives up.
   static constexpr std::size_t kConstraintBudget = 400;
 
-  LinearProver(const std::vector<LinearFact>& facts, const MonomialOracle& oracle)
-      : facts_(facts), oracle_(oracle) {}
+  // `assumptions` (optional) are further facts, such as the case being
+  // considered in a case split.
+  LinearProver(const std::vector<LinearFact>& facts, const MonomialOracle& oracle,
+               const std::vector<LinearFact>* assumptions = nullptr)
+      : facts_(facts), assumptions_(assumptions), oracle_(oracle) {}
 
   // Whether the facts imply p >= 0 (strict: p > 0). `integer_valued` says p
   // takes whole values, so that p < 0 may be tightened to p <= -1.
@@ -51,9 +55,10 @@ class LinearProver {
   bool contradictory(int depth) const;
 
  private:
-  bool infeasible(std::vector<LinearFact> seed, int depth) const;
+  bool infeasible(const LinearFact* seed, int depth) const;
 
   const std::vector<LinearFact>& facts_;
+  const std::vector<LinearFact>* assumptions_;
   const MonomialOracle& oracle_;
 };
 
