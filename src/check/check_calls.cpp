@@ -538,7 +538,7 @@ TypePtr Checker::Impl::construct_struct(const ast::CallExpr& call, StructDecl& d
   return std::make_shared<const Type>(std::move(t));
 }
 
-TypePtr Checker::Impl::check_call(const ast::CallExpr& call, Context& cx, const TypePtr& expected) {
+TypePtr Checker::Impl::check_call(const ast::CallExpr& call, Context& cx) {
   const ast::Expr& callee = *call.callee;
   if (const auto* name_expr = callee.as<ast::NameExpr>()) {
     const std::string& name = name_expr->name.text;
@@ -578,7 +578,7 @@ TypePtr Checker::Impl::check_call(const ast::CallExpr& call, Context& cx, const 
       }
     }
     if (cx.in_kernel && (name == "program_id" || name == "load")) return kernel_builtin(call, name, cx);
-    if (is_prelude_function(name)) return call_prelude(call, name, cx, expected);
+    if (is_prelude_function(name)) return call_prelude(call, name, cx);
     if (name == "program_id" || name == "load") {
       error("E2127", quoted(name) + " is available only in a kernel", callee.span);
       return error_type();

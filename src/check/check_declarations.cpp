@@ -326,7 +326,6 @@ void Checker::Impl::resolve_function(FunctionDecl& function) {
   function.state = ResolveState::Resolving;
   Context cx = make_context(function.module, function.block, nullptr);
   cx.solver.reset();
-  const ast::Item& item = function.item();
   const std::vector<ast::GenericParam>& generics =
       function.kernel ? function.kernel->generics : function.function->generics;
   const ast::WhereClause& where = function.kernel ? function.kernel->where : function.function->where;
@@ -373,7 +372,6 @@ void Checker::Impl::resolve_function(FunctionDecl& function) {
   } else {
     function.result = function.function->result ? resolve_type(*function.function->result, cx) : unit_type();
   }
-  (void)item;
   function.state = ResolveState::Resolved;
 }
 
@@ -581,7 +579,7 @@ void Checker::Impl::check_function_body(FunctionDecl& function) {
       check_kernel_binding(function);
     }
   }
-  if (item.grad) check_grad(function, cx);
+  if (item.grad) check_grad(function);
 }
 
 void Checker::Impl::check_all() {

@@ -816,7 +816,7 @@ TypePtr Checker::Impl::check_expr(const ast::Expr& expr, Context& cx, const Type
     case ast::ExprKind::Bool: return scalar_type(DTypeRef::of(tensor::DType::Bool));
     case ast::ExprKind::Name: return check_name(expr.cast<ast::NameExpr>(), cx);
     case ast::ExprKind::Member: return check_member(expr.cast<ast::MemberExpr>(), cx);
-    case ast::ExprKind::Call: return check_call(expr.cast<ast::CallExpr>(), cx, expected);
+    case ast::ExprKind::Call: return check_call(expr.cast<ast::CallExpr>(), cx);
     case ast::ExprKind::Index: return check_index(expr.cast<ast::IndexExpr>(), cx);
     case ast::ExprKind::Unary: return check_unary(expr.cast<ast::UnaryExpr>(), cx, expected);
     case ast::ExprKind::Binary: return check_binary(expr.cast<ast::BinaryExpr>(), cx, expected);

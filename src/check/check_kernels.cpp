@@ -308,8 +308,7 @@ void Checker::Impl::check_kernel_binding(FunctionDecl& op) {
   }
 }
 
-void Checker::Impl::check_grad(FunctionDecl& op, Context& body_cx) {
-  (void)body_cx;
+void Checker::Impl::check_grad(FunctionDecl& op) {
   const ast::GradClause& grad = *op.function->grad;
   if (!op.is_op()) {
     error("E2125", std::string("`grad` belongs to an `op`, not a `") + ast::function_kind_spelling(op.function->function) +

@@ -58,9 +58,7 @@ bool Checker::Impl::is_prelude_function(std::string_view name) {
   return std::find(std::begin(functions), std::end(functions), name) != std::end(functions);
 }
 
-TypePtr Checker::Impl::call_prelude(const ast::CallExpr& call, const std::string& name, Context& cx,
-                                    const TypePtr& expected) {
-  (void)expected;
+TypePtr Checker::Impl::call_prelude(const ast::CallExpr& call, const std::string& name, Context& cx) {
   const Span span = call.span;
   const std::string what = quoted(name);
   if (name == "pad" || name == "gather" || name == "scatter") {

@@ -93,7 +93,7 @@ TypePtr Checker::Impl::check_scan(const ast::ForExpr& expr, Context& cx) {
       yielded = yield.value ? default_literal(check_expr(*yield.value, cx)) : error_type();
       continue;
     }
-    check_stmt(*statements[i], cx, false);
+    check_stmt(*statements[i], cx);
   }
   --cx.loop_depth;
   lint_locals(cx);
@@ -126,8 +126,7 @@ TypePtr Checker::Impl::check_scan(const ast::ForExpr& expr, Context& cx) {
   return stack(yielded);
 }
 
-void Checker::Impl::check_stmt(const ast::Stmt& stmt, Context& cx, bool last_in_body) {
-  (void)last_in_body;
+void Checker::Impl::check_stmt(const ast::Stmt& stmt, Context& cx) {
   switch (stmt.kind) {
     case ast::StmtKind::Let: {
       const auto& let = stmt.cast<ast::LetStmt>();
@@ -334,7 +333,7 @@ void Checker::Impl::check_stmt(const ast::Stmt& stmt, Context& cx, bool last_in_
 void Checker::Impl::check_body(const ast::Body& body, Context& cx, bool function_body) {
   cx.scopes.emplace_back();
   for (std::size_t i = 0; i < body.statements.size(); ++i) {
-    if (body.statements[i]) check_stmt(*body.statements[i], cx, i + 1 == body.statements.size());
+    if (body.statements[i]) check_stmt(*body.statements[i], cx);
   }
   if (function_body && !cx.in_kernel && cx.result && cx.result->kind != TypeKind::Unit && !ends_with_return(body)) {
     Span end = body.span;

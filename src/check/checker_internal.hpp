@@ -212,14 +212,14 @@ struct Checker::Impl {
   bool was_imported(const ModuleScope& scope, const std::string& name) const;
 
   // ---- calls (check_calls.cpp) ---------------------------------------------
-  TypePtr check_call(const ast::CallExpr& call, Context& cx, const TypePtr& expected);
+  TypePtr check_call(const ast::CallExpr& call, Context& cx);
   TypePtr call_function(const ast::CallExpr& call, FunctionDecl& callee, const Type* instance, Context& cx);
   TypePtr construct_struct(const ast::CallExpr& call, StructDecl& decl, Context& cx);
   void record_call(const FunctionDecl& callee, Span span, Context& cx);
 
   // ---- prelude (check_prelude.cpp) ----------------------------------------
   static bool is_prelude_function(std::string_view name);
-  TypePtr call_prelude(const ast::CallExpr& call, const std::string& name, Context& cx, const TypePtr& expected);
+  TypePtr call_prelude(const ast::CallExpr& call, const std::string& name, Context& cx);
 
   // ---- indexing and index notation (check_indexing.cpp) -------------------
   TypePtr check_index(const ast::IndexExpr& expr, Context& cx);
@@ -229,7 +229,7 @@ struct Checker::Impl {
 
   // ---- statements (check_statements.cpp) ----------------------------------
   void check_body(const ast::Body& body, Context& cx, bool function_body);
-  void check_stmt(const ast::Stmt& stmt, Context& cx, bool last_in_body);
+  void check_stmt(const ast::Stmt& stmt, Context& cx);
   void bind_pattern(const ast::Pattern& pattern, const TypePtr& type, Context& cx, Local::Kind kind);
   TypePtr check_scan(const ast::ForExpr& expr, Context& cx);
   void check_for_bounds(const ast::ForLoop& loop, Context& cx, const char* code);
@@ -238,7 +238,7 @@ struct Checker::Impl {
   // ---- kernels and gradients (check_kernels.cpp) --------------------------
   void check_kernel_declaration(FunctionDecl& kernel, Context& cx);
   void check_kernel_binding(FunctionDecl& op);
-  void check_grad(FunctionDecl& op, Context& cx);
+  void check_grad(FunctionDecl& op);
   TypePtr kernel_builtin(const ast::CallExpr& call, const std::string& name, Context& cx);
   void check_store(const ast::StoreStmt& stmt, Context& cx);
   bool is_memory_tensor(const ast::Expr& expr, Context& cx);

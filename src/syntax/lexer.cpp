@@ -69,27 +69,6 @@ std::string code_point_name(uint32_t value) {
   return buffer;
 }
 
-struct Keyword {
-  std::string_view word;
-  TokenKind kind;
-};
-
-constexpr std::array<Keyword, 37> kKeywords = {{
-    {"module", TokenKind::KwModule}, {"use", TokenKind::KwUse},       {"pub", TokenKind::KwPub},
-    {"crate", TokenKind::KwCrate},   {"self", TokenKind::KwSelf},     {"super", TokenKind::KwSuper},
-    {"as", TokenKind::KwAs},         {"const", TokenKind::KwConst},   {"type", TokenKind::KwType},
-    {"struct", TokenKind::KwStruct}, {"enum", TokenKind::KwEnum},     {"fn", TokenKind::KwFn},
-    {"op", TokenKind::KwOp},         {"kernel", TokenKind::KwKernel}, {"block", TokenKind::KwBlock},
-    {"entry", TokenKind::KwEntry},   {"param", TokenKind::KwParam},   {"buffer", TokenKind::KwBuffer},
-    {"state", TokenKind::KwState},   {"sub", TokenKind::KwSub},       {"let", TokenKind::KwLet},
-    {"var", TokenKind::KwVar},       {"return", TokenKind::KwReturn}, {"if", TokenKind::KwIf},
-    {"else", TokenKind::KwElse},     {"match", TokenKind::KwMatch},   {"static", TokenKind::KwStatic},
-    {"for", TokenKind::KwFor},       {"in", TokenKind::KwIn},         {"while", TokenKind::KwWhile},
-    {"yield", TokenKind::KwYield},   {"where", TokenKind::KwWhere},   {"true", TokenKind::KwTrue},
-    {"false", TokenKind::KwFalse},   {"none", TokenKind::KwNone},     {"some", TokenKind::KwSome},
-    {"extern", TokenKind::KwExtern},
-}};
-
 // Words reserved for future syntax (spec §1.4): never identifiers.
 constexpr std::array<std::string_view, 12> kReservedWords = {
     "async", "await", "effect", "unsafe", "macro", "trait", "impl", "derive", "rng", "mut", "ref", "device",
@@ -98,8 +77,9 @@ constexpr std::array<std::string_view, 12> kReservedWords = {
 TokenKind classify_word(std::string_view word) {
   // Comparing the first character before the rest keeps this cheap: most
   // words are identifiers that fail on it.
-  for (const Keyword& keyword : kKeywords) {
-    if (keyword.word[0] == word[0] && keyword.word == word) return keyword.kind;
+  for (auto k = static_cast<uint8_t>(TokenKind::KwModule); k <= static_cast<uint8_t>(TokenKind::KwExtern); ++k) {
+    const std::string_view keyword = token_spelling(static_cast<TokenKind>(k));
+    if (keyword[0] == word[0] && keyword == word) return static_cast<TokenKind>(k);
   }
   for (std::string_view reserved : kReservedWords) {
     if (reserved[0] == word[0] && reserved == word) return TokenKind::Reserved;

@@ -153,9 +153,7 @@ TEST_CASE("wrong generics are diagnostics with exit status 1", "[cli][run]") {
   SECTION("a generic without a value") {
     ScratchDir scratch;
     const std::string card = scratch.file("card");
-    std::filesystem::copy(cli_test::source_path(kMistral), card, std::filesystem::copy_options::recursive);
-    std::filesystem::permissions(card + "/nest.toml", std::filesystem::perms::owner_write,
-                                 std::filesystem::perm_options::add);
+    nest_test::copy_card(cli_test::source_path(kMistral), card);
     scratch.write("card/nest.toml", "[source]\npath = \"src/lib.linnet\"\nroot = \"Model\"\n[generics]\nVocab = 8\n");
     const cli_test::Outcome outcome = run_linnet({"inspect", "--parameters", card});
     CHECK(outcome.status == 1);

@@ -175,7 +175,7 @@ TEST_CASE("the parameter source borrows the mapping and widens exactly", "[nest]
       {"ids", "I32", {2}, bytes_of(std::vector<int32_t>{7, -3})},
       {"unused", "F32", {1}, counting_bytes(4)},
   });
-  const nest::Bindings bindings({{"embedding.weight", "embed"}});
+  const nest::Bindings bindings(std::map<std::string, std::string>{{"embedding.weight", "embed"}});
   nest::CheckpointParameterSource source(checkpoint, bindings);
 
   SECTION("the stored dtype: no copy") {

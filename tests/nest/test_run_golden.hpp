@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <simdjson.h>
@@ -62,6 +63,18 @@ inline std::unique_ptr<linnet::nest::Session> golden_session(const std::string& 
   auto session = std::make_unique<linnet::nest::Session>(options);
   if (!session->load()) FAIL("the session did not load:\n" << session->render_diagnostics());
   return session;
+}
+
+// A writable copy of a card directory (the cards are checked in read-only),
+// so that a test can change its nest.toml and remove it afterwards.
+inline void copy_card(const std::string& from, const std::string& to) {
+  namespace fs = std::filesystem;
+  fs::copy(from, to, fs::copy_options::recursive);
+  fs::permissions(to, fs::perms::owner_all, fs::perm_options::add);
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(to)) {
+    fs::permissions(entry.path(), entry.is_directory() ? fs::perms::owner_all : fs::perms::owner_read | fs::perms::owner_write,
+                    fs::perm_options::add);
+  }
 }
 
 inline std::map<std::string, linnet::tensor::NpyArray> golden_expected(const std::string& golden) {

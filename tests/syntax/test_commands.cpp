@@ -114,12 +114,22 @@ TEST_CASE("linnet check --json prints one document on stdout", "[syntax][command
 TEST_CASE("linnet check: packages, folders, and a bad command line", "[syntax][commands]") {
   Workspace workspace;
   workspace.write("pkg/linnet.toml", "[package]\nname = \"pkg\"\nversion = \"0.1.0\"\nlanguage = \"0.1\"\n");
-  workspace.write("pkg/src/lib.linnet", "module pkg\nuse crate.a::{f}\n");
-  workspace.write("pkg/src/a.linnet", "module pkg.a\npub fn f() {}\n");
+  workspace.write("pkg/src/lib.linnet",
+                  "module pkg\nuse crate.a::{f}\npub fn g(x: f32) -> f32 {\n    return f(x)\n}\n");
+  workspace.write("pkg/src/a.linnet", "module pkg.a\npub fn f(x: f32) -> f32 {\n    return x\n}\n");
   workspace.write("more/x/y.linnet", "module y\n");
   const Run run = linnet(workspace, "check '" + workspace.path("pkg") + "' '" + workspace.path("more") + "'");
   CHECK(run.status == 0);
   CHECK(run.err.empty());
+
+  // A warning (here W1001, an unused import) fails only with --strict.
+  workspace.write("lint/linnet.toml", "[package]\nname = \"lint\"\nversion = \"0.1.0\"\nlanguage = \"0.1\"\n");
+  workspace.write("lint/src/lib.linnet", "module lint\nuse crate.a::{f}\n");
+  workspace.write("lint/src/a.linnet", "module lint.a\npub fn f() {}\n");
+  const Run lenient = linnet(workspace, "check '" + workspace.path("lint") + "'");
+  CHECK(lenient.status == 0);
+  CHECK(lenient.err.find("warning W1001") != std::string::npos);
+  CHECK(linnet(workspace, "check --strict '" + workspace.path("lint") + "'").status == 1);
 
   const Run missing = linnet(workspace, "check '" + workspace.path("no-such-file.linnet") + "'");
   CHECK(missing.status == 2);
