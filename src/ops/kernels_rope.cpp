@@ -64,9 +64,9 @@ std::optional<eval::Value> run_rope_rows(const eval::NativeCall& call) {
 void register_rope_kernels(RegistryOpTable& table) {
   const auto equivalent = eval::NumericsPolicy::Equivalent;
   register_f32_bf16(table, "std.nn.rope::rope", equivalent, "bit for bit the body",
-                    "bit for bit the body (three bf16 roundings)", &run_rope);
+                    "bit for bit the body: its three bf16 roundings", &run_rope);
   register_f32_bf16(table, "std.nn.rope::rope_rows", equivalent, "bit for bit the body",
-                    "bit for bit the body (three bf16 roundings)", &run_rope_rows);
+                    "bit for bit the body: its three bf16 roundings", &run_rope_rows);
 }
 
 }  // namespace linnet::ops::detail

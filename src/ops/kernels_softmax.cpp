@@ -40,7 +40,7 @@ std::optional<eval::Value> run_softmax(const eval::NativeCall& call) {
 void register_softmax_kernels(RegistryOpTable& table) {
   register_f32_bf16(table, "std.nn.softmax::softmax", eval::NumericsPolicy::Equivalent,
                     "the body's steps in f32, one row per thread",
-                    "the body's steps in f32, rounded to bf16 once (as framework bf16 softmax computes)",
+                    "the body's steps in f32, rounded to bf16 once, as frameworks compute a bf16 softmax",
                     &run_softmax);
 }
 

@@ -100,7 +100,7 @@ TEST_CASE("forward reproduces the reference logits on every golden checkpoint", 
     REQUIRE(run.logits.dtype() == DType::F32);
     const double difference = max_abs_difference(run.logits, expected);
     INFO(golden_case.card << " on " << golden_case.golden << ": max |logits - logits_f32| = " << difference);
-    CHECK(difference < 1e-4);
+    CHECK(difference < 1e-5);  // measured: 2e-7 to 4e-7
     // The weights were widened from bf16, never narrowed, and only copied to widen.
     CHECK(run.session->load_counts().widened > 0);
   }

@@ -238,11 +238,13 @@ TEST_CASE("linnet explain runs on every card's forward and decode", "[explain][c
        {"std.nn.cache::write_at", "std.nn.attention::sink_attention", "std.quant::mxfp4_experts_shared",
         "std.quant::mxfp4_experts"}},
       {"mistral-7b-instruct-v0.3",
-       {"std.nn.embedding::embedding", "std.nn.norm::rms_norm", "std.nn.linear::linear", "std.nn.rope::rope"},
-       {"std.nn.cache::write_at", "std.nn.linear::linear"}},
+       {"std.nn.embedding::embedding", "std.nn.norm::rms_norm", "std.nn.linear::linear", "std.nn.rope::rope",
+        "std.nn.attention::grouped_attention"},
+       {"std.nn.cache::write_at", "std.nn.linear::linear", "std.nn.attention::grouped_attention"}},
       {"qwen3-8b",
-       {"std.nn.embedding::embedding", "std.nn.norm::rms_norm", "std.nn.linear::linear", "std.nn.rope::rope"},
-       {"std.nn.cache::write_at", "std.nn.linear::linear"}},
+       {"std.nn.embedding::embedding", "std.nn.norm::rms_norm", "std.nn.linear::linear", "std.nn.rope::rope",
+        "std.nn.attention::grouped_attention"},
+       {"std.nn.cache::write_at", "std.nn.linear::linear", "std.nn.attention::grouped_attention"}},
   };
   for (const Expectation& expected : cards) {
     for (const std::string& entry : {std::string("forward"), std::string("decode")}) {
