@@ -51,18 +51,7 @@ class ManifestReader {
 
  private:
   uint32_t offset_of(const toml::source_position& position) const {
-    if (position.line == 0) return 0;
-    const std::string& text = file_.text();
-    uint32_t offset = 0;
-    for (uint32_t line = 1; line < position.line && offset < text.size(); ++offset) {
-      if (text[offset] == '\n') ++line;
-    }
-    // Columns count code points; step over continuation bytes.
-    for (uint32_t column = 1; column < position.column && offset < text.size(); ++column) {
-      ++offset;
-      while (offset < text.size() && (static_cast<unsigned char>(text[offset]) & 0xC0) == 0x80) ++offset;
-    }
-    return std::min<uint32_t>(offset, static_cast<uint32_t>(text.size()));
+    return file_.offset_of({position.line, position.column});
   }
 
   uint32_t file_id_;

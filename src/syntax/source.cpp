@@ -37,6 +37,19 @@ LineColumn SourceFile::line_column(uint32_t offset) const {
   return LineColumn{line_index + 1, count_code_points(prefix) + 1};
 }
 
+uint32_t SourceFile::offset_of(LineColumn position) const {
+  const uint32_t size = static_cast<uint32_t>(text_.size());
+  if (position.line == 0) return 0;
+  if (position.line > line_starts_.size()) return size;
+  uint32_t offset = line_starts_[position.line - 1];
+  // Columns count code points; step over continuation bytes.
+  for (uint32_t column = 1; column < position.column && offset < size; ++column) {
+    ++offset;
+    while (offset < size && (static_cast<unsigned char>(text_[offset]) & 0xC0) == 0x80) ++offset;
+  }
+  return offset;
+}
+
 std::string_view SourceFile::line_text(uint32_t line) const {
   if (line == 0 || line > line_starts_.size()) return {};
   uint32_t start = line_starts_[line - 1];

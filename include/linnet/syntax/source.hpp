@@ -32,6 +32,9 @@ class SourceFile {
   const std::string& path() const { return path_; }
   const std::string& text() const { return text_; }
   LineColumn line_column(uint32_t offset) const;
+  // The inverse: the byte offset of a 1-based line and code-point column,
+  // clamped to the file (for positions reported by other parsers, e.g. toml++).
+  uint32_t offset_of(LineColumn position) const;
   // The text of a 1-based line, without its line terminator.
   std::string_view line_text(uint32_t line) const;
   uint32_t line_count() const { return static_cast<uint32_t>(line_starts_.size()); }
