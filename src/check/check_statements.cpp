@@ -44,38 +44,41 @@ void Checker::Impl::bind_pattern(const ast::Pattern& pattern, const TypePtr& typ
   }
 }
 
-void Checker::Impl::check_for_bounds(const ast::ForLoop& loop, Context& cx, const char* code) {
+std::optional<std::pair<DimExpr, DimExpr>> Checker::Impl::check_for_bounds(const ast::ForLoop& loop, Context& cx,
+                                                                           const char* code) {
   std::optional<DimExpr> bounds[2];
   const ast::ExprPtr* exprs[2] = {&loop.start, &loop.stop};
   for (int i = 0; i < 2; ++i) {
-    if (!*exprs[i]) return;
+    if (!*exprs[i]) return std::nullopt;
     const TypePtr type = check_expr(**exprs[i], cx);
-    if (type->is_error()) return;
+    if (type->is_error()) return std::nullopt;
     if (!type->is_compile_time_int()) {
       error(code, std::string("the ") + (i == 0 ? "start" : "stop") + " of the range must be a compile-time integer",
             (*exprs[i])->span)
           .note("this is " + quoted(type_to_string(type)) +
                 "; bounds are literals, generic dimensions, or arithmetic on them")
           .with_help("for a bound known only at run time, use `while`");
-      return;
+      return std::nullopt;
     }
     bounds[i] = *type->value;
   }
-  if (!cx.solver) return;
+  const std::pair<DimExpr, DimExpr> range{*bounds[0], *bounds[1]};
+  if (!cx.solver) return range;
   const Relation ordered{*bounds[1], RelOp::Ge, *bounds[0]};
   const ProofResult proof = cx.solver->prove(ordered);
-  if (proof.proved()) return;
+  if (proof.proved()) return range;
   Diagnostic& d = error("E2208", "cannot prove that the range " + quoted(text_of(loop.start->span) + ".." +
                                                                          text_of(loop.stop->span)) +
                                      " is not negative",
                         Span::merge(loop.start->span, loop.stop->span));
   d.note("needed: " + quoted(ordered.to_string()));
   explain_failure(d, proof, cx);
+  return std::nullopt;
 }
 
 TypePtr Checker::Impl::check_scan(const ast::ForExpr& expr, Context& cx) {
   const ast::ForLoop& loop = expr.loop;
-  check_for_bounds(loop, cx, "E2123");
+  const std::optional<std::pair<DimExpr, DimExpr>> range = check_for_bounds(loop, cx, "E2123");
   const auto& statements = loop.body.statements;
   const bool ends_with_yield = !statements.empty() && statements.back() && statements.back()->kind == ast::StmtKind::Yield;
   if (!ends_with_yield) {
@@ -98,11 +101,8 @@ TypePtr Checker::Impl::check_scan(const ast::ForExpr& expr, Context& cx) {
   --cx.loop_depth;
   lint_locals(cx);
   cx.scopes.pop_back();
-  if (!ends_with_yield || yielded->is_error() || !loop.start || !loop.stop) return error_type();
-  const TypePtr start = check_expr(*loop.start, cx);
-  const TypePtr stop = check_expr(*loop.stop, cx);
-  if (!start->is_compile_time_int() || !stop->is_compile_time_int()) return error_type();
-  const DimExpr count = simplify(*stop->value - *start->value, cx);
+  if (!ends_with_yield || yielded->is_error() || !range) return error_type();
+  const DimExpr count = simplify(range->second - range->first, cx);
   // Each yielded value gains a leading axis of `stop - start`.
   std::function<TypePtr(const TypePtr&)> stack = [&](const TypePtr& type) -> TypePtr {
     switch (type->kind) {

@@ -232,7 +232,9 @@ struct Checker::Impl {
   void check_stmt(const ast::Stmt& stmt, Context& cx);
   void bind_pattern(const ast::Pattern& pattern, const TypePtr& type, Context& cx, Local::Kind kind);
   TypePtr check_scan(const ast::ForExpr& expr, Context& cx);
-  void check_for_bounds(const ast::ForLoop& loop, Context& cx, const char* code);
+  // The bounds of a counted loop, when both are compile-time integers
+  // (reports `code` otherwise, and E2208 when `stop >= start` is unprovable).
+  std::optional<std::pair<DimExpr, DimExpr>> check_for_bounds(const ast::ForLoop& loop, Context& cx, const char* code);
   bool ends_with_return(const ast::Body& body) const;
 
   // ---- kernels and gradients (check_kernels.cpp) --------------------------

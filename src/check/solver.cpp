@@ -40,7 +40,6 @@ struct OrderKeyHash {
   }
 };
 
-
 }  // namespace
 
 struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
@@ -315,6 +314,10 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     if (!contradiction) contradiction = cat({code(fact.relation.to_string()), " ", why});
   }
 
+  void contradict(const std::string& why) {
+    if (!contradiction) contradiction = why;
+  }
+
   void add_order(DimPoly p, const Fact& fact) {
     if (auto c = p.as_constant()) {
       if (c->sign() < 0) contradict(fact, "can never hold");
@@ -368,11 +371,16 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     return p;
   }
 
-  void add_equality(DimPoly p, const Fact& fact) {
+  // `fact` is null for rows re-derived after the rewrites are final.
+  void add_equality(DimPoly p, const Fact* fact) {
     p = reduce_by_rows(std::move(p));
     if (p.is_zero()) return;
     if (p.is_constant()) {
-      contradict(fact, "contradicts the other equalities");
+      if (fact) {
+        contradict(*fact, "contradicts the other equalities");
+      } else {
+        contradict("the equalities among the facts contradict each other");
+      }
       return;
     }
     p = p.scaled(p.terms()[0].coefficient.inverse());
@@ -448,7 +456,7 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
         const Term& bt = b.terms()[0];
         add_whole(a.times({bt.coefficient.inverse(), bt.monomial.inverse()}));
       } else if (!rest.is_zero()) {
-        add_equality(rest, fact);
+        add_equality(rest, &fact);
       }
       if (options.divisibility_implies_nonzero_divisor && prove_order(b, false, true)) {
         add_order(b - DimPoly::constant(1), fact);
@@ -468,7 +476,7 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
         if (auto s = solvable_symbol(d, r)) {
           orient(s->first, s->second, d, fact);
         } else {
-          add_equality(d, fact);
+          add_equality(d, &fact);
         }
         return;
       }
@@ -521,7 +529,7 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     for (const LinearFact& f : order) {
       DimPoly p = norm.renormalize(f.poly);
       if (auto c = p.as_constant()) {
-        if (c->sign() < 0 || (f.strict && c->is_zero())) contradiction = "the facts contradict each other";
+        if (c->sign() < 0 || (f.strict && c->is_zero())) contradict("the order facts contradict each other");
         continue;
       }
       if (!stale(f.poly)) kept.push_back(f);
@@ -537,9 +545,17 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     for (const DimPoly& q : renewed) add_whole(q);
     std::vector<DimPoly> old_rows = std::move(equalities);
     equalities.clear();
-    Fact derived{eq(0, 0), "derived"};
-    for (const DimPoly& row : old_rows) add_equality(norm.renormalize(row), derived);
-    for (DimPoly& d : disequalities) d = norm.renormalize(d);
+    for (const DimPoly& row : old_rows) add_equality(norm.renormalize(row), nullptr);
+    std::vector<DimPoly> old_differences = std::move(disequalities);
+    disequalities.clear();
+    for (const DimPoly& d : old_differences) {
+      DimPoly p = norm.renormalize(d);
+      if (p.is_zero()) {
+        contradict("a `!=` fact contradicts the equalities");
+      } else if (!p.is_constant()) {
+        disequalities.push_back(std::move(p));
+      }
+    }
 
     order.clear();
     for (LinearFact& f : kept) {
@@ -562,7 +578,7 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
       clear_caches();
     }
     if (!contradiction && LinearProver(order, *this).contradictory(kOrderDepth)) {
-      contradiction = "the order facts contradict each other";
+      contradict("the order facts contradict each other");
     }
     clear_caches();
   }
@@ -629,6 +645,7 @@ struct Solver::Impl final : NormalizeContext, solver_detail::MonomialOracle {
     ProofResult result;
     result.goal = goal;
     const bool explained = detail == Detail::Explained;
+    result.explained = explained;
     if (contradiction) {
       result.reason = cat({"the facts contradict each other (", *contradiction, ")"});
       if (explained) describe_facts(result);

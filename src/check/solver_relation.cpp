@@ -115,7 +115,7 @@ std::string ProofResult::explain() const {
   if (!reason.empty()) out << ": " << reason;
   out << "\n  normal forms: `" << lhs_normal.to_string() << "` " << spelling(goal.op) << " `"
       << rhs_normal.to_string() << "`";
-  if (verdict != Verdict::Proved) {
+  if (explained && verdict != Verdict::Proved) {
     if (facts_searched.empty()) {
       out << "\n  facts searched: none (only that dimensions are >= 0)";
     } else {

@@ -55,6 +55,7 @@ std::optional<std::vector<int32_t>> parse_tokens(const std::string& text) {
 
 int run_generate(const GenerateCommandOptions& options, const CommandContext& context) {
   if (int status = check_card_path(options.card); status != 0) return status;
+  if (int status = check_bind_arguments(options.binds); status != 0) return status;
   if (int status = check_output_path(options.out); status != 0) return status;
   const std::optional<std::vector<int32_t>> prompt = parse_tokens(options.tokens);
   if (!prompt || prompt->empty()) {

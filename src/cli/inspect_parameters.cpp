@@ -81,6 +81,7 @@ std::string render_text(const nest::Session& session) {
 
 int run_inspect_parameters(const InspectParametersOptions& options, const CommandContext& context) {
   if (int status = check_card_path(options.card); status != 0) return status;
+  if (int status = check_bind_arguments(options.binds); status != 0) return status;
   nest::SessionOptions session_options = cli::session_options(options.card, options.binds, {}, "exact", context);
   session_options.load_weights = false;
   nest::Session session(session_options);

@@ -35,6 +35,7 @@ struct RunOptions {
 
 int run_run(const RunOptions& options, const CommandContext& context) {
   if (int status = check_card_path(options.card); status != 0) return status;
+  if (int status = check_bind_arguments(options.binds); status != 0) return status;
   if (int status = check_output_path(options.out); status != 0) return status;
   if (!options.script.empty() && !options.inputs.empty()) {
     std::cerr << "error: --script gives each call its inputs; --input goes with a single entry call\n";

@@ -62,6 +62,16 @@ int check_card_path(const std::string& card) {
   return 0;
 }
 
+int check_bind_arguments(const std::vector<std::string>& binds) {
+  for (const std::string& bind : binds) {
+    if (!nest::parse_bind_argument(bind)) {
+      std::cerr << "error: `--bind " << bind << "` is not of the form NAME=VALUE\n";
+      return 2;
+    }
+  }
+  return 0;
+}
+
 int check_output_path(const std::string& out) {
   if (out.empty() || out.ends_with(".npz") || out.ends_with(".npy")) return 0;
   std::cerr << "error: --out `" << out << "` must end in .npz (or .npy for a single output)\n";

@@ -25,6 +25,8 @@ nest::SessionOptions session_options(const std::string& card, const std::vector<
 
 // 0 when `card` is a directory; else prints an error and returns 2.
 int check_card_path(const std::string& card);
+// 0 when every --bind is NAME=VALUE; else prints an error and returns 2.
+int check_bind_arguments(const std::vector<std::string>& binds);
 // 0 when `out` is empty or ends in .npy or .npz; else prints an error and returns 2.
 int check_output_path(const std::string& out);
 

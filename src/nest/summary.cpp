@@ -169,7 +169,10 @@ std::string describe_load(const Session& session) {
   if (const auto& config = session.config(); config) {
     if (config->dtype) text += "; config dtype " + *config->dtype;
     if (config->rope_theta) text += ", rope theta " + number(*config->rope_theta);
-    if (config->rope_type) text += " (" + *config->rope_type + ")";
+    // Scaled rope (yarn, llama3, ...); "default" means none.
+    if (config->rope_type && *config->rope_type != "default") {
+      text += " (" + *config->rope_type + (config->rope_factor ? ", factor " + number(*config->rope_factor) : "") + ")";
+    }
   }
   text += "\n";
   const LoadCounts& counts = session.load_counts();

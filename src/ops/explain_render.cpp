@@ -51,7 +51,7 @@ std::string render_explanation(const Explanation& explanation) {
       body_calls += *site.reached;
     }
   }
-  out << explanation.sites.size() << " op call sites: " << native_sites << " native, " << body_sites << " body";
+  out << explanation.sites.size() << (explanation.sites.size() == 1 ? " op call site: " : " op call sites: ") << native_sites << " native, " << body_sites << " body";
   if (unknown_sites > 0) out << ", " << unknown_sites << " of unknown dtype";
   if (counts_known) out << "; per entry call " << native_calls << " native and " << body_calls << " body op calls";
   out << "\n";

@@ -217,6 +217,8 @@ TEST_CASE("explanations are opt-in; verdicts are the same either way", "[solver]
   CHECK(full.suggestions.size() == 1);
   CHECK(brief.lhs_normal == full.lhs_normal);
   CHECK(contains(brief.explain(), "normal forms: `N * (H / N)` == `H`"));
+  CHECK_FALSE(contains(brief.explain(), "facts searched"));
+  CHECK(contains(full.explain(), "facts searched:\n    `N > 0`"));
 }
 
 TEST_CASE("order through min and max needs case splits", "[solver][order][minmax]") {
@@ -256,7 +258,7 @@ TEST_CASE("provably false versus unknown", "[solver][disprove]") {
 
 TEST_CASE("contradictory facts are reported, not used", "[solver][contradiction]") {
   for (const char* facts : {"2 == 3", "N > 4, N < 2", "x % 0 == 0", "A == A + 1", "N != N", "x == 2 * y, x == 2 * y + 1",
-                            "H == 32 * B, H % 32 == 5"}) {
+                            "H == 32 * B, H % 32 == 5", "x != y, x == y", "x != y, y == x + 0"}) {
     INFO(facts);
     Solver s = solver_for(facts);
     REQUIRE(s.contradiction());

@@ -90,6 +90,19 @@ TEST_CASE("linnet run --script: calls on one instance, outputs by position", "[c
   CHECK(arrays.count("1_decode") == 1);
 }
 
+TEST_CASE("linnet run --script: a mistake anywhere stops it before the first call", "[cli][run]") {
+  ScratchDir scratch;
+  const std::string script = scratch.write("calls.json", R"([
+    {"entry": "prefill", "inputs": {"tokens": [[5, 9, 2]], "pos": 0}},
+    {"entry": "decode", "inputs": {"token": [[7]], "position": 3}}
+  ])");
+  const cli_test::Outcome outcome =
+      run_linnet(golden_arguments("run", kMistral, "mistral-a") + std::vector<std::string>{"--script", script});
+  CHECK(outcome.status == 1);
+  CHECK(contains(outcome.err, "script call 1: entry `decode` has no parameter `position`; it takes token, pos"));
+  CHECK_FALSE(contains(outcome.out, "0_prefill"));
+}
+
 TEST_CASE("linnet generate: greedy tokens equal the reference's", "[cli][generate]") {
   const linnet::tensor::Tensor tokens = nest_test::expected_tensor("qwen3-a", "tokens");
   const std::vector<int32_t> generated = nest_test::expected_tensor("qwen3-a", "generated").to_vector<int32_t>();
@@ -218,6 +231,8 @@ TEST_CASE("command-line mistakes exit with status 2", "[cli][run]") {
   CHECK(run_linnet({"run", "no/such/card"}).status == 2);
   CHECK(run_linnet({"run", kMistral, "--numerics", "sloppy"}).status == 2);
   CHECK(run_linnet({"run", kMistral, "--input", "tokens"}).status == 2);
+  CHECK(run_linnet({"run", kMistral, "--bind", "Layers"}).status == 2);
+  CHECK(run_linnet({"inspect", "--parameters", kMistral, "--bind", "=2"}).status == 2);
   CHECK(run_linnet({"run", kMistral, "--out", "logits.txt"}).status == 2);
   CHECK(run_linnet({"run", kMistral, "--script", "a.json", "--input", "tokens=1"}).status == 2);
   CHECK(run_linnet({"generate", kMistral}).status == 2);  // --tokens is required

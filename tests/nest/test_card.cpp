@@ -221,3 +221,46 @@ TEST_CASE("bad generics are diagnostics, all reported at once", "[nest][card]") 
     for (const syntax::Diagnostic& diagnostic : session->diagnostics().all()) CHECK(diagnostic.code == "E2111");
   }
 }
+
+TEST_CASE("config.json in both transformers spellings, compared with the bound generics", "[nest][card][config]") {
+  std::string why;
+  // transformers 4: torch_dtype, rope_theta at the top, rope_scaling.
+  const auto old_style = nest::parse_model_config(
+      R"({"torch_dtype": "bfloat16", "rope_theta": 500000.0, "rope_scaling": {"type": "llama3", "factor": 8.0},
+          "hidden_size": 64, "vocab_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
+          "intermediate_size": 176, "sliding_window": null, "max_position_embeddings": 32})",
+      "old.json", why);
+  REQUIRE(old_style);
+  CHECK(old_style->dtype == "bfloat16");
+  CHECK(old_style->rope_theta == 500000.0);
+  CHECK(old_style->rope_type == "llama3");
+  CHECK(old_style->rope_factor == 8.0);
+  CHECK(old_style->sizes.at("hidden_size") == 64);
+  CHECK(old_style->sizes.count("sliding_window") == 0);
+
+  // transformers 5: dtype, rope_parameters.
+  const auto new_style = nest::parse_model_config(
+      R"({"dtype": "float32", "rope_parameters": {"rope_theta": 150000.0, "rope_type": "yarn", "factor": 32.0}})",
+      "new.json", why);
+  REQUIRE(new_style);
+  CHECK(new_style->dtype == "float32");
+  CHECK(new_style->rope_theta == 150000.0);
+  CHECK(new_style->rope_type == "yarn");
+
+  CHECK_FALSE(nest::parse_model_config("[1, 2]", "list.json", why));
+  CHECK(why.find("not a JSON object") != std::string::npos);
+  CHECK_FALSE(nest::parse_model_config("{", "broken.json", why));
+
+  const eval::GenericBindings generics{{"H", eval::GenericValue::of_dim(64)},
+                                       {"Vocab", eval::GenericValue::of_dim(500)},
+                                       {"Heads", eval::GenericValue::of_dim(4)},
+                                       {"Layers", eval::GenericValue::of_dim(2)},
+                                       {"MaxSeq", eval::GenericValue::of_dim(64)},
+                                       {"T", eval::GenericValue::of_dtype(tensor::DType::F32)}};
+  const nest::ConfigComparison comparison = nest::compare_config(*old_style, generics);
+  REQUIRE(comparison.warnings.size() == 2);
+  CHECK(comparison.warnings[0] == "the checkpoint's config.json has vocab_size = 512, but Vocab is bound to 500");
+  CHECK(comparison.warnings[1] == "MaxSeq is bound to 64, past the config's max_position_embeddings = 32");
+  REQUIRE(comparison.notes.size() == 1);
+  CHECK(comparison.notes[0] == "running 2 of the checkpoint's 4 layers");
+}

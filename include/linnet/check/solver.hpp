@@ -122,6 +122,7 @@ struct ProofResult {
   // goal (or, failing that, the goal restated), and whether adding them does.
   std::vector<Relation> suggestions;
   bool suggestions_suffice = false;
+  bool explained = false;  // asked with Detail::Explained
 
   bool proved() const { return verdict == Verdict::Proved; }
   bool disproved() const { return verdict == Verdict::Disproved; }
