@@ -77,24 +77,29 @@ Underline underline_for(const SourceFile& file, Span span, char marker, const st
   return Underline{start.column, width, marker, text};
 }
 
-// Renders the span's lines of one file with their underlines.
+// Renders the span's lines of one file with their underlines. `gutter` is the
+// width of the line-number column; every margin line is indented by it.
 void render_snippet(std::ostringstream& out, const SourceFile& file, const std::map<uint32_t, std::vector<Underline>>& lines,
                     size_t gutter) {
-  const std::string pad(gutter + 1, ' ');
-  out << pad << "|\n";
+  const std::string margin(gutter, ' ');
+  out << margin << " |\n";
   uint32_t previous = 0;
   for (const auto& [line, underlines] : lines) {
-    if (previous != 0 && line > previous + 1) out << pad << "...\n";
+    if (previous != 0 && line > previous + 1) out << margin << " ...\n";
     previous = line;
     std::string number = std::to_string(line);
-    out << ' ' << std::string(gutter - number.size(), ' ') << number << " | " << file.line_text(line) << '\n';
+    out << std::string(gutter - number.size(), ' ') << number << " | " << file.line_text(line) << '\n';
     for (const Underline& u : underlines) {
-      std::string text = pad + "| " + std::string(u.start_column - 1, ' ') + std::string(u.width, u.marker);
+      std::string text = margin + " | " + std::string(u.start_column - 1, ' ') + std::string(u.width, u.marker);
       if (!u.text.empty()) text += " " + u.text;
       out << text << '\n';
     }
   }
 }
+
+// Upstream's margin: the line-number column is as wide as the largest line
+// number shown, and never narrower than two characters.
+size_t gutter_width(uint32_t largest_line) { return std::max<size_t>(2, std::to_string(largest_line).size()); }
 
 }  // namespace
 
@@ -105,7 +110,7 @@ std::string render_text(const Diagnostic& d, const SourceManager& sources) {
   out << ": " << d.message << '\n';
 
   const bool located = d.span.valid() && d.span.file < sources.size();
-  size_t gutter = 1;
+  size_t gutter = 2;
   if (located) {
     const SourceFile& file = sources.file(d.span.file);
     std::map<uint32_t, std::vector<Underline>> lines;
@@ -123,9 +128,9 @@ std::string render_text(const Diagnostic& d, const SourceManager& sources) {
       Underline u = underline_for(file, label.span, '-', label.message, related_line);
       lines[related_line].push_back(u);
     }
-    gutter = std::to_string(lines.rbegin()->first).size();
+    gutter = gutter_width(lines.rbegin()->first);
     LineColumn at = file.line_column(d.span.begin);
-    out << '\n' << std::string(gutter + 1, ' ') << "--> " << file.path() << ':' << at.line << ':' << at.column << '\n';
+    out << '\n' << std::string(gutter, ' ') << "--> " << file.path() << ':' << at.line << ':' << at.column << '\n';
     render_snippet(out, file, lines, gutter);
     for (const Label* label : elsewhere) {
       const SourceFile& other = sources.file(label->span.file);
@@ -134,16 +139,16 @@ std::string render_text(const Diagnostic& d, const SourceManager& sources) {
       Underline u = underline_for(other, label->span, '-', label->message, other_line);
       other_lines[other_line].push_back(u);
       LineColumn other_at = other.line_column(label->span.begin);
-      out << std::string(gutter + 1, ' ') << "--> " << other.path() << ':' << other_at.line << ':' << other_at.column
+      out << std::string(gutter, ' ') << "--> " << other.path() << ':' << other_at.line << ':' << other_at.column
           << '\n';
-      render_snippet(out, other, other_lines, std::max(gutter, std::to_string(other_line).size()));
+      render_snippet(out, other, other_lines, std::max(gutter, gutter_width(other_line)));
     }
   }
   if (!d.notes.empty() || !d.help.empty()) {
-    const std::string pad(gutter + 1, ' ');
-    if (located) out << pad << "|\n";
-    for (const auto& note : d.notes) out << pad << "= note: " << note << '\n';
-    for (const auto& help : d.help) out << pad << "= help: " << help << '\n';
+    const std::string margin(gutter, ' ');
+    if (located) out << margin << " |\n";
+    for (const auto& note : d.notes) out << margin << " = note: " << note << '\n';
+    for (const auto& help : d.help) out << margin << " = help: " << help << '\n';
   }
   return out.str();
 }
