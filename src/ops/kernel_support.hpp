@@ -12,6 +12,7 @@
 #include "linnet/ops/op_table.hpp"
 #include "linnet/tensor/half.hpp"
 #include "linnet/tensor/tensor.hpp"
+#include "linnet/tensor/threading.hpp"
 
 namespace linnet::ops::detail {
 

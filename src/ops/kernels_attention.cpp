@@ -60,7 +60,7 @@ void attend(const Geometry& g, const Numerics& n, QueryRow query_row, KeyRow key
   const int64_t group = g.query_heads / g.kv_heads;
   const int64_t rows = g.batch * g.query_heads * g.queries;
   const int64_t d_count = g.head_dim;
-#pragma omp parallel if (rows > 1)
+#pragma omp parallel if (tensor::worth_threads(rows * g.keys * d_count * 2))
   {
     std::vector<float> scores(static_cast<size_t>(g.keys));
 #pragma omp for schedule(static)

@@ -37,7 +37,7 @@ Tensor write_cache(const Tensor& cache, const Tensor& value_in, const std::vecto
   const auto* from = static_cast<const std::byte*>(value.raw_data());
   auto* to = static_cast<std::byte*>(result.raw_mutable_data());
   const int64_t places = B * S;
-#pragma omp parallel for schedule(static) if (places > 256)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(places * static_cast<int64_t>(row_bytes)))
   for (int64_t place = 0; place < places; ++place) {
     const Source& source = sources[static_cast<size_t>(place)];
     if (source.row < 0) continue;

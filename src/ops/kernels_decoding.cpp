@@ -17,7 +17,7 @@ std::optional<eval::Value> run_argmax(const eval::NativeCall& call) {
   const float* in = x.data<float>();
   int32_t* out = result.mutable_data<int32_t>();
   const int64_t rows = x.numel() / n;
-#pragma omp parallel for schedule(static) if (rows > 1)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(x.numel()))
   for (int64_t row = 0; row < rows; ++row) {
     const float* values = in + row * n;
     int64_t best = 0;

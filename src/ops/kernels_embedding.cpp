@@ -25,7 +25,7 @@ std::optional<eval::Value> run_embedding(const eval::NativeCall& call) {
   const auto* rows = static_cast<const std::byte*>(table.raw_data());
   auto* out = static_cast<std::byte*>(result.raw_mutable_data());
   const int64_t count = ids.numel();
-#pragma omp parallel for schedule(static) if (count > 256)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(count * static_cast<int64_t>(row_bytes)))
   for (int64_t i = 0; i < count; ++i) {
     std::memcpy(out + static_cast<size_t>(i) * row_bytes, rows + static_cast<size_t>(id[i]) * row_bytes, row_bytes);
   }

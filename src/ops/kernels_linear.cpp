@@ -44,9 +44,11 @@ void multiply_by_transposed(const float* x, int64_t rows, int64_t in, const Tens
   const tensor::bf16_t* weight_bf16 = widen ? weight.data<tensor::bf16_t>() : nullptr;
   MatrixMap result(y, rows, out);
 
-  // Always a parallel region: inside one, Eigen multiplies on the calling
-  // thread, so every tile is summed the same way whatever the thread count.
-#pragma omp parallel
+  // A parallel region whenever threads are worth it: inside one, Eigen
+  // multiplies on the calling thread, so every tile is summed the same way
+  // whatever the thread count. Below the threshold Eigen runs single-threaded
+  // anyway (its own threshold is higher).
+#pragma omp parallel if (tensor::worth_threads(rows * out * in))
   {
     std::vector<float> panel(widen ? static_cast<size_t>(kTileOutputs * in) : 0);
 #pragma omp for schedule(dynamic)
@@ -108,9 +110,9 @@ Tensor stacked_products(const Tensor& a, const Tensor& b, int64_t batches, int64
   const int64_t row_tiles = (m + kTileRows - 1) / kTileRows;
   const int64_t column_tiles = (n + kTileOutputs - 1) / kTileOutputs;
   const int64_t tiles = batches * row_tiles * column_tiles;
-  // Always a parallel region: inside one, Eigen multiplies on the calling
-  // thread, so every tile is summed the same way whatever the thread count.
-#pragma omp parallel for schedule(dynamic)
+  // As in linear: a parallel region (when worth it) keeps Eigen on one
+  // thread per tile, so results do not depend on the thread count.
+#pragma omp parallel for schedule(dynamic) if (tensor::worth_threads(batches * m * n * k))
   for (int64_t tile = 0; tile < tiles; ++tile) {
     const int64_t batch = tile / (row_tiles * column_tiles);
     const int64_t first_row = (tile / column_tiles % row_tiles) * kTileRows;

@@ -33,7 +33,7 @@ std::optional<eval::Value> run_log_softmax(const eval::NativeCall& call) {
   const float* in = logits.data<float>();
   float* out = result.mutable_data<float>();
   const int64_t rows = logits.numel() / v;
-#pragma omp parallel for schedule(static) if (rows > 1)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(logits.numel()))
   for (int64_t row = 0; row < rows; ++row) {
     const float* values = in + row * v;
     const RowStatistics stats = row_statistics(values, v);
@@ -53,7 +53,7 @@ std::optional<std::vector<float>> target_log_probs(const eval::NativeCall& call)
   const Tensor logits = contiguous_f32(tensor_argument(call, "logits"));
   const float* in = logits.data<float>();
   std::vector<float> picked(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static) if (n > 1)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(n * v))
   for (int64_t row = 0; row < n; ++row) {
     const float* values = in + row * v;
     const RowStatistics stats = row_statistics(values, v);

@@ -71,9 +71,9 @@ std::vector<float> expert_products(const ExpertProblem& p, const float* x, const
   const bool widen = weight.dtype() == DType::BF16;
   const float* weight_f32 = widen ? nullptr : weight.data<float>();
   const tensor::bf16_t* weight_bf16 = widen ? weight.data<tensor::bf16_t>() : nullptr;
-  // Always a parallel region, so that Eigen multiplies each tile on one
-  // thread and results do not depend on the thread count.
-#pragma omp parallel
+  // A parallel region (when worth it), so that Eigen multiplies each tile on
+  // one thread and results do not depend on the thread count.
+#pragma omp parallel if (tensor::worth_threads(p.rows * p.slots * p.out * p.in))
   {
     std::vector<float> panel(widen ? static_cast<size_t>(kTileOutputs * p.in) : 0);
     RowMatrix products;
@@ -142,7 +142,7 @@ std::optional<eval::Value> run_combine_experts(const eval::NativeCall& call) {
   const float* mix = mixing.data<float>();
   Tensor result = Tensor::zeros(DType::F32, {p.rows, p.out});
   float* out = result.mutable_data<float>();
-#pragma omp parallel for schedule(static) if (p.rows > 1)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(p.rows * p.slots * p.out))
   for (int64_t r = 0; r < p.rows; ++r) {
     for (int64_t k = 0; k < p.slots; ++k) {
       const int64_t slot = r * p.slots + k;

@@ -25,7 +25,7 @@ std::optional<eval::Value> run_rms_norm(const eval::NativeCall& call) {
   float* out = result.mutable_data<float>();
   const int64_t rows = x.numel() / h;
   const float count = static_cast<float>(h);
-#pragma omp parallel for schedule(static) if (rows > 1)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(x.numel()))
   for (int64_t row = 0; row < rows; ++row) {
     const float* values = in + row * h;
     float squares = 0.0f;
@@ -56,7 +56,7 @@ std::optional<eval::Value> run_layer_norm(const eval::NativeCall& call) {
   float* out = result.mutable_data<float>();
   const int64_t rows = x.numel() / h;
   const float count = static_cast<float>(h);
-#pragma omp parallel for schedule(static) if (rows > 1)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(x.numel()))
   for (int64_t row = 0; row < rows; ++row) {
     const float* values = in + row * h;
     float* normalized = out + row * h;

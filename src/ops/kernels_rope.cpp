@@ -32,7 +32,7 @@ Tensor rotate(const Tensor& x_in, const Tensor& cos_in, const Tensor& sin_in, in
   const float* s = sin_table.data<float>();
   float* out = result.mutable_data<float>();
   const int64_t rows = B * H * S;
-#pragma omp parallel for schedule(static) if (rows > 64)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(result.numel()))
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t b = row / (H * S);
     const int64_t position = row % S;

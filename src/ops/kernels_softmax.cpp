@@ -19,7 +19,7 @@ std::optional<eval::Value> run_softmax(const eval::NativeCall& call) {
   const float* in = x.data<float>();
   float* out = result.mutable_data<float>();
   const int64_t rows = x.numel() / n;
-#pragma omp parallel for schedule(static) if (rows > 1)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(x.numel()))
   for (int64_t row = 0; row < rows; ++row) {
     const float* values = in + row * n;
     float* probs = out + row * n;

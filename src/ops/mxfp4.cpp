@@ -12,6 +12,7 @@
 #include <string>
 
 #include "linnet/tensor/half.hpp"
+#include "linnet/tensor/threading.hpp"
 
 namespace linnet::ops {
 
@@ -86,7 +87,7 @@ void dequantize_all_with(const Mxfp4Experts& weights, const Element (&table)[256
     throw std::invalid_argument("dequantize_mxfp4: the output holds " + std::to_string(out.size()) +
                                 " bytes; experts " + dims_text(weights) + " need " +
                                 std::to_string(all_rows * row_bytes));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(all_rows * row_bytes * 2))
   for (int64_t index = 0; index < all_rows; ++index)
     dequantize_row_with(weights, index / weights.rows, index % weights.rows, table, out.data() + index * row_bytes);
 }

@@ -11,6 +11,7 @@
 
 #include "linnet/ops/mxfp4.hpp"
 #include "linnet/tensor/half.hpp"
+#include "linnet/tensor/threading.hpp"
 
 namespace linnet::ops {
 
@@ -83,7 +84,7 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
 
   // One work item per (chosen expert, output row).
   const int64_t items = static_cast<int64_t>(chosen.size()) * out_rows;
-#pragma omp parallel
+#pragma omp parallel if (tensor::worth_threads(items * length))
   {
     std::vector<float> row_values(length);
 #pragma omp for schedule(dynamic, 16)

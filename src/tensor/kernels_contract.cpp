@@ -14,6 +14,7 @@
 #include "dispatch.hpp"
 #include "integer_math.hpp"
 #include "linnet/tensor/kernels.hpp"
+#include "linnet/tensor/threading.hpp"
 
 namespace linnet::tensor {
 
@@ -89,7 +90,7 @@ void multiply_layouts(const T* a, MatrixLayout la, const T* b, MatrixLayout lb, 
 bool parallel_over_batches(int64_t batch, int64_t m, int64_t n, int64_t k) {
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   const bool small = m * n * k < 64 * 64 * 64;
-  return batch > 1 && threads > 1 && (batch >= threads || small);
+  return batch > 1 && worth_threads(batch * m * n * k) && (batch >= threads || small);
 }
 
 // c[batch] = a[batch] * b[batch] for every batch, with T = float or double:

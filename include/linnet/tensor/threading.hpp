@@ -3,7 +3,20 @@
 // Eigen split the work over the same number of threads.
 #pragma once
 
+#include <cstdint>
+
 namespace linnet::tensor {
+
+// The least work (elements touched, or multiply-adds) worth starting threads
+// for. Below it a kernel runs on the calling thread: a parallel region costs
+// a wake-up of every thread, and on a busy machine a descheduled thread makes
+// each region wait for a time slice, so many small regions (a tiny model's
+// forward pass) run many times slower threaded than serial.
+inline constexpr int64_t kParallelWork = int64_t{1} << 16;
+
+// Whether `work` is worth threads here: large enough, more than one thread
+// available, and not already inside a parallel region.
+bool worth_threads(int64_t work);
 
 int num_threads();
 // Sets the OpenMP thread count and Eigen's to `threads` (at least 1).
