@@ -12,22 +12,6 @@ namespace linnet::check {
 
 namespace {
 
-bool is_comparison(ast::BinaryOp op) {
-  switch (op) {
-    case ast::BinaryOp::Equal:
-    case ast::BinaryOp::NotEqual:
-    case ast::BinaryOp::Less:
-    case ast::BinaryOp::LessEqual:
-    case ast::BinaryOp::Greater:
-    case ast::BinaryOp::GreaterEqual: return true;
-    default: return false;
-  }
-}
-
-bool is_bitwise(ast::BinaryOp op) {
-  return op == ast::BinaryOp::BitOr || op == ast::BinaryOp::BitXor || op == ast::BinaryOp::BitAnd;
-}
-
 // The largest finite value of a float dtype.
 double float_max(tensor::DType dtype) {
   switch (dtype) {
@@ -462,17 +446,17 @@ TypePtr Checker::Impl::check_binary(const ast::BinaryExpr& expr, Context& cx, co
     return ok ? scalar_type(DTypeRef::of(tensor::DType::Bool)) : error_type();
   }
   // A literal on one side takes the other side's dtype: check the typed side first.
-  const TypePtr lhs = check_expr(*expr.lhs, cx, is_comparison(expr.op) ? nullptr : expected);
+  const TypePtr lhs = check_expr(*expr.lhs, cx, ast::is_comparison(expr.op) ? nullptr : expected);
   const TypePtr rhs = check_expr(*expr.rhs, cx, lhs->is_contextual() || lhs->is_error() ? expected : lhs);
   if (lhs->is_error() || rhs->is_error()) return error_type();
 
-  const bool arithmetic = !is_comparison(expr.op) && !is_bitwise(expr.op);
+  const bool arithmetic = !ast::is_comparison(expr.op) && !ast::is_bitwise(expr.op);
   if (arithmetic && lhs->is_compile_time_int() && rhs->is_compile_time_int()) {
     const DimExpr folded = fold(expr.op, *lhs->value, *rhs->value);
     if (expr.op == ast::BinaryOp::Divide || expr.op == ast::BinaryOp::Remainder) check_divisors(folded, expr.span, cx);
     return compile_time_int(folded);
   }
-  if (is_bitwise(expr.op) && lhs->is_compile_time_int() && rhs->is_compile_time_int() &&
+  if (ast::is_bitwise(expr.op) && lhs->is_compile_time_int() && rhs->is_compile_time_int() &&
       lhs->value->is_constant() && rhs->value->is_constant()) {
     const std::int64_t a = lhs->value->value(), b = rhs->value->value();
     const std::int64_t v = expr.op == ast::BinaryOp::BitAnd ? (a & b) : expr.op == ast::BinaryOp::BitOr ? (a | b) : (a ^ b);
@@ -482,7 +466,7 @@ TypePtr Checker::Impl::check_binary(const ast::BinaryExpr& expr, Context& cx, co
   if (combined->is_error()) return combined;
   const DTypeRef& dtype = combined->dtype;
   const bool contextual = combined->is_contextual();
-  if (is_bitwise(expr.op)) {
+  if (ast::is_bitwise(expr.op)) {
     const bool ok = contextual ? combined->contextual == Contextual::Integer : (dtype.is_integer() || dtype.is_bool());
     if (!ok) {
       error("E2104", std::string("`") + ast::binary_op_spelling(expr.op) + "` takes integers or booleans, not " +
@@ -492,7 +476,7 @@ TypePtr Checker::Impl::check_binary(const ast::BinaryExpr& expr, Context& cx, co
     }
     return combined;
   }
-  if (is_comparison(expr.op)) {
+  if (ast::is_comparison(expr.op)) {
     const bool ordering = expr.op != ast::BinaryOp::Equal && expr.op != ast::BinaryOp::NotEqual;
     if (ordering && !contextual && dtype.is_bool()) {
       error("E2104", std::string("`") + ast::binary_op_spelling(expr.op) + "` does not order booleans",

@@ -1,7 +1,10 @@
 // `linnet run CARD`: loads a card with its checkpoint, checks every
 // parameter before anything runs, calls one entry (or a script of calls on
 // one instance), prints a summary of the outputs and writes them to .npy or
-// .npz. docs/commands.md describes the options.
+// .npz. `linnet run PROGRAM` does the same for a plain program (a .linnet
+// file or a package directory) without a checkpoint: a module-level entry,
+// or with --root an entry of a block that needs no weights (or is given
+// --weights). docs/commands.md describes the options.
 //
 // Exit status: 0 success; 1 a problem with the card, the weights, the
 // inputs, or the run itself; 2 a bad command line.
@@ -22,8 +25,11 @@ namespace linnet::cli {
 namespace {
 
 struct RunOptions {
-  std::string card;
+  std::string card;  // a card directory, or a plain program
   std::string entry;
+  std::string root;   // plain programs: the block whose entry runs
+  uint64_t seed = 0;  // for NAME=random inputs
+  bool random_inputs = false;
   std::vector<std::string> binds;
   std::vector<std::string> weights;
   std::vector<std::string> inputs;
@@ -33,12 +39,49 @@ struct RunOptions {
   bool stats = false;
 };
 
+enum class RunTarget { Card, Program, Neither };
+
+// A card is a directory with nest.toml; a plain program is a .linnet file
+// or a package directory (linnet.toml).
+RunTarget run_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    if (fs::is_regular_file(fs::path(path) / "nest.toml", ec)) return RunTarget::Card;
+    if (fs::is_regular_file(fs::path(path) / "linnet.toml", ec)) return RunTarget::Program;
+    return RunTarget::Neither;
+  }
+  if (fs::is_regular_file(path, ec) && path.ends_with(".linnet")) return RunTarget::Program;
+  return RunTarget::Neither;
+}
+
+// "`prog.linnet` has entries a, b; pass --entry NAME".
+std::string entries_hint(const nest::Session& session) {
+  std::string names;
+  for (const std::string& name : session.root().entry_names()) names += (names.empty() ? "" : ", ") + name;
+  return "`" + session.root().qualified_name + "` has entries " + names + "; pass --entry NAME";
+}
+
 int run_run(const RunOptions& options, const CommandContext& context) {
-  if (int status = check_card_path(options.card); status != 0) return status;
+  const RunTarget target = run_target(options.card);
+  if (target == RunTarget::Neither) {
+    std::cerr << "error: `" << options.card
+              << "` is neither a card directory (holding nest.toml) nor a program (a .linnet file, or a package "
+                 "directory holding linnet.toml)\n";
+    return 2;
+  }
+  if (target == RunTarget::Card && !options.root.empty()) {
+    std::cerr << "error: --root is for plain programs; a card names its root block in nest.toml\n";
+    return 2;
+  }
   if (int status = check_bind_arguments(options.binds); status != 0) return status;
   if (int status = check_output_path(options.out); status != 0) return status;
   if (!options.script.empty() && !options.inputs.empty()) {
     std::cerr << "error: --script gives each call its inputs; --input goes with a single entry call\n";
+    return 2;
+  }
+  if (!options.script.empty() && options.random_inputs) {
+    std::cerr << "error: --script gives each call its inputs; --random-inputs goes with a single entry call\n";
     return 2;
   }
   if (!options.script.empty() && !options.entry.empty()) {
@@ -59,12 +102,24 @@ int run_run(const RunOptions& options, const CommandContext& context) {
     inputs.emplace_back(text.substr(0, equals), text.substr(equals + 1));
   }
 
-  nest::Session session(session_options(options.card, options.binds, options.weights, options.numerics, context));
+  nest::SessionOptions load_options =
+      session_options(target == RunTarget::Card ? options.card : "", options.binds, options.weights, options.numerics,
+                      context);
+  if (target == RunTarget::Program) {
+    load_options.program = options.card;
+    load_options.root = options.root;
+  }
+  load_options.seed = options.seed;
+  nest::Session session(load_options);
   if (!load_session(session)) return 1;
 
   const std::string entry = options.entry.empty() ? session.card().entry : options.entry;
   if (options.script.empty() && entry.empty()) {
-    std::cerr << "error: nest.toml names no [source] entry; pass --entry NAME\n";
+    if (session.is_card()) {
+      std::cerr << "error: nest.toml names no [source] entry; pass --entry NAME\n";
+    } else {
+      std::cerr << "error: " << entries_hint(session) << '\n';
+    }
     return 1;
   }
   std::cout << nest::describe_load(session);
@@ -82,6 +137,27 @@ int run_run(const RunOptions& options, const CommandContext& context) {
         call_seconds.emplace_back(std::to_string(step.index) + "_" + step.entry, step.seconds);
       });
     } else {
+      // A name the entry does not take is a command-line mistake.
+      const std::vector<nest::InputSlot> slots = session.slots(entry);
+      for (const auto& [name, text] : inputs) {
+        bool known = false;
+        for (const nest::InputSlot& slot : slots) known = known || slot.name == name;
+        if (!known) {
+          std::string taken;
+          for (const nest::InputSlot& slot : slots) taken += (taken.empty() ? "" : ", ") + slot.name;
+          std::cerr << "error: `--input " << name << "=...`: entry `" << entry << "` has no parameter `" << name
+                    << "`; it takes " << (taken.empty() ? "no inputs" : taken) << '\n';
+          return 2;
+        }
+      }
+      if (options.random_inputs) {
+        // Every input not given explicitly.
+        for (const nest::InputSlot& slot : slots) {
+          bool given = false;
+          for (const auto& input : inputs) given = given || input.first == slot.name;
+          if (!given) inputs.emplace_back(slot.name, "random");
+        }
+      }
       const eval::EntryInputs entry_inputs = session.inputs(entry, inputs);
       const auto start = std::chrono::steady_clock::now();
       const eval::Value result = session.call(entry, entry_inputs);
@@ -111,13 +187,24 @@ int run_run(const RunOptions& options, const CommandContext& context) {
 void add_run_command(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* command = app.add_subcommand(
-      "run", "run an entry of a nest card on its checkpoint, every parameter checked before anything runs");
-  command->add_option("card", options->card, "the card directory (holding nest.toml)")->required();
+      "run", "run an entry of a nest card on its checkpoint (every parameter checked before anything runs), or an "
+             "entry of a plain program");
+  command
+      ->add_option("card", options->card,
+                   "a card directory (holding nest.toml), or a plain program: a .linnet file or a package directory "
+                   "(holding linnet.toml)")
+      ->required();
   command->add_option("--entry", options->entry, "the entry to call (default: nest.toml's [source] entry)");
+  command->add_option("--root", options->root,
+                      "plain programs: the block whose entry runs (default: a module-level entry)");
   add_model_options(*command, options->binds, options->weights, options->numerics);
   command->add_option("--input", options->inputs,
-                      "an entry input, NAME=VALUE: a number, nested lists like [[1,2,3]], or @FILE.npy; repeatable")
+                      "an entry input, NAME=VALUE: a number, nested lists like [[1,2,3]], @FILE.npy, or `random`; "
+                      "repeatable")
       ->allow_extra_args(false);
+  command->add_flag("--random-inputs", options->random_inputs,
+                    "make every input not given by --input random (as NAME=random)");
+  command->add_option("--seed", options->seed, "the seed of random inputs (default 0)");
   command->add_option("--script", options->script,
                       "a JSON list of entry calls to run in order on one instance (see docs/commands.md)");
   command->add_option("--out", options->out, "write the outputs to FILE.npz (or a single one to FILE.npy)");

@@ -126,7 +126,7 @@ std::string describe_stats(const nest::Session& session, const std::vector<std::
           std::to_string(resident) + " bytes, ru_maxrss)\n";
   text += "  peak tensor memory " + nest::format_bytes(static_cast<double>(tensors)) + " (" + std::to_string(tensors) +
           " bytes, owned tensors)\n";
-  if (session.options().load_weights) {
+  if (session.has_checkpoint()) {
     uint64_t checkpoint_bytes = 0;
     for (const auto& file : session.checkpoint().files()) checkpoint_bytes += file->file_size();
     text += "  checkpoint size " + nest::format_bytes(static_cast<double>(checkpoint_bytes)) + " (" +

@@ -13,18 +13,6 @@ namespace linnet::eval {
 
 namespace {
 
-bool is_comparison(ast::BinaryOp op) {
-  switch (op) {
-    case ast::BinaryOp::Equal:
-    case ast::BinaryOp::NotEqual:
-    case ast::BinaryOp::Less:
-    case ast::BinaryOp::LessEqual:
-    case ast::BinaryOp::Greater:
-    case ast::BinaryOp::GreaterEqual: return true;
-    default: return false;
-  }
-}
-
 tensor::BinaryOp kernel_op(ast::BinaryOp op) {
   switch (op) {
     case ast::BinaryOp::Or:
@@ -232,7 +220,7 @@ Value Evaluator::contextual_binary(ast::BinaryOp op, const Value& a, const Value
     case ast::BinaryOp::Divide: return Value::contextual_float(x / y);
     case ast::BinaryOp::Remainder: return Value::contextual_float(std::fmod(x, y));
     default:
-      if (is_comparison(op)) return Value::scalar(DType::Bool, compare(op, x, y));
+      if (ast::is_comparison(op)) return Value::scalar(DType::Bool, compare(op, x, y));
       fail(codes::invalid_operand, std::string("`") + spelling + "` cannot be applied to floating literals", span);
   }
 }

@@ -92,6 +92,7 @@ std::vector<std::string> RootBlock::entry_names() const {
 }
 
 const ast::GenericParam* RootBlock::generic(std::string_view name) const {
+  if (block == nullptr) return nullptr;
   for (const ast::GenericParam& generic : block->generics) {
     if (generic.name.text == name) return &generic;
   }
@@ -134,6 +135,41 @@ std::optional<RootBlock> find_root_block(const syntax::Program& program, const s
     }
   }
   why = "the program declares no block `" + name + "`";
+  return std::nullopt;
+}
+
+std::optional<RootBlock> find_module_entries(const syntax::Program& program, std::string& why) {
+  RootBlock root;
+  std::vector<std::string> module_names;
+  std::vector<std::string> blocks_with_entries;
+  for (const auto& module : program.modules()) {
+    if (!module->requested) continue;
+    module_names.push_back(module->name);
+    if (root.module == nullptr) root.module = module.get();
+    for (const ast::ItemPtr& item : module->ast->items) {
+      if (const auto* function = item->as<ast::FunctionItem>()) {
+        if (function->function != ast::FunctionKind::Entry) continue;
+        root.entries.push_back(function);
+        root.entry_functions.push_back(module->name.empty() ? function->name.text
+                                                             : module->name + "::" + function->name.text);
+      } else if (const auto* block = item->as<ast::BlockItem>()) {
+        std::vector<std::string> entries;
+        for (const ast::ItemPtr& member : block->members) {
+          const auto* function = member->as<ast::FunctionItem>();
+          if (function != nullptr && function->function == ast::FunctionKind::Entry) {
+            entries.push_back(function->name.text);
+          }
+        }
+        if (!entries.empty()) blocks_with_entries.push_back(block->name.text + " (" + join(entries) + ")");
+      }
+    }
+  }
+  root.qualified_name = join(module_names);
+  if (!root.entries.empty()) return root;
+  why = "the program has no module-level entries";
+  if (!blocks_with_entries.empty()) {
+    why += "; its blocks with entries are " + join(blocks_with_entries) + ": name one with --root BLOCK";
+  }
   return std::nullopt;
 }
 
@@ -229,7 +265,9 @@ std::optional<BoundGenerics> bind_generics(const RootBlock& root, const Card& ca
           eval::codes::bad_generic_arguments,
           "`--bind " + bind.name + "=" + bind.value + "`: `" + block_name + "` has no generic `" + bind.name + "`",
           syntax::Span{});
-      error.note("`" + block_name + "` has generics " + describe_generics(root.block->generics));
+      if (root.block != nullptr) {
+        error.note("`" + block_name + "` has generics " + describe_generics(root.block->generics));
+      }
       std::set<std::string> entry_generics;
       for (const ast::FunctionItem* entry : root.entries) {
         for (const ast::GenericParam& generic : entry->generics) entry_generics.insert(generic.name.text);
@@ -254,7 +292,8 @@ std::optional<BoundGenerics> bind_generics(const RootBlock& root, const Card& ca
   }
 
   std::vector<std::string> missing;
-  for (const ast::GenericParam& generic : root.block->generics) {
+  const std::vector<ast::GenericParam> no_generics;
+  for (const ast::GenericParam& generic : root.block != nullptr ? root.block->generics : no_generics) {
     if (!generic.default_value && bound.model.count(generic.name.text) == 0) missing.push_back(generic.name.text);
   }
   if (!missing.empty()) {

@@ -28,6 +28,75 @@ std::optional<DType> named_dtype(const ast::Type& type, const eval::GenericBindi
   return std::nullopt;
 }
 
+// The value of a dimension expression (`H / N`, `8 * D`, `A + B`) over the
+// bound generics; nothing, with `missing` naming the unbound generic or the
+// reason, when the bindings do not decide it.
+std::optional<int64_t> dimension_value(const ast::Expr& expr, const eval::GenericBindings& generics,
+                                       std::string& missing) {
+  if (const auto* literal = expr.as<ast::IntegerLiteral>()) {
+    if (literal->exceeds_u64 || literal->value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      missing = "the dimension `" + literal->text + "` is too large";
+      return std::nullopt;
+    }
+    return static_cast<int64_t>(literal->value);
+  }
+  if (const auto* name = expr.as<ast::NameExpr>()) {
+    auto bound = generics.find(name->name.text);
+    if (bound == generics.end() || bound->second.kind != eval::GenericValue::Kind::Dim) {
+      missing = "`" + name->name.text + "` has no value (give it one with --bind " + name->name.text + "=...)";
+      return std::nullopt;
+    }
+    return bound->second.dim;
+  }
+  if (const auto* binary = expr.as<ast::BinaryExpr>()) {
+    const std::optional<int64_t> lhs = dimension_value(*binary->lhs, generics, missing);
+    if (!lhs) return std::nullopt;
+    const std::optional<int64_t> rhs = dimension_value(*binary->rhs, generics, missing);
+    if (!rhs) return std::nullopt;
+    switch (binary->op) {
+      case ast::BinaryOp::Add: return *lhs + *rhs;
+      case ast::BinaryOp::Subtract: return *lhs - *rhs;
+      case ast::BinaryOp::Multiply: return *lhs * *rhs;
+      case ast::BinaryOp::Divide:
+      case ast::BinaryOp::Remainder:
+        if (*rhs == 0) {
+          missing = "a dimension divides by zero";
+          return std::nullopt;
+        }
+        return binary->op == ast::BinaryOp::Divide ? *lhs / *rhs : *lhs % *rhs;
+      default: break;
+    }
+  }
+  missing = "a dimension is not an arithmetic of generics and integers";
+  return std::nullopt;
+}
+
+// The shape of `Tensor[...]` with the generics substituted, or nothing
+// (with `problem`) when some axis is not decided.
+std::optional<tensor::Shape> concrete_shape(const ast::TensorType& type, const eval::GenericBindings& generics,
+                                            std::string& problem) {
+  tensor::Shape shape;
+  for (const ast::ShapeElement& element : type.shape) {
+    if (element.is_pack) {
+      auto bound = generics.find(element.pack.text);
+      if (bound == generics.end() || bound->second.kind != eval::GenericValue::Kind::Shape) {
+        problem = "`*" + element.pack.text + "` has no value (give it one with --bind " + element.pack.text + "=2,3)";
+        return std::nullopt;
+      }
+      shape.insert(shape.end(), bound->second.shape.begin(), bound->second.shape.end());
+      continue;
+    }
+    const std::optional<int64_t> dim = dimension_value(*element.dim, generics, problem);
+    if (!dim) return std::nullopt;
+    if (*dim < 0) {
+      problem = "an axis has the negative extent " + std::to_string(*dim);
+      return std::nullopt;
+    }
+    shape.push_back(*dim);
+  }
+  return shape;
+}
+
 // One literal element, as JSON gives it.
 struct Element {
   enum class Kind { Int, UInt, Float, Bool } kind = Kind::Int;
@@ -202,9 +271,17 @@ std::vector<InputSlot> input_slots(const ast::FunctionItem& entry, const eval::G
       bool has_pack = false;
       for (const ast::ShapeElement& element : tensor_type->shape) has_pack = has_pack || element.is_pack;
       if (!has_pack) slot.rank = static_cast<int>(tensor_type->shape.size());
+      slot.shape = concrete_shape(*tensor_type, generics, slot.shape_problem);
     } else if (std::optional<DType> dtype = named_dtype(*param.type, generics)) {
       slot.dtype = dtype;
       slot.rank = 0;
+      slot.shape = tensor::Shape{};
+    } else {
+      slot.shape_problem = "it is not a tensor or a scalar";
+    }
+    if (slot.shape && !slot.dtype) {
+      slot.shape.reset();
+      slot.shape_problem = "its dtype is not bound";
     }
     slots.push_back(std::move(slot));
   }

@@ -1,9 +1,11 @@
 // Loading a card with its checkpoint, and calling its entries.
 #include "linnet/nest/session.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
+#include "linnet/nest/random_inputs.hpp"
 #include "linnet/ops/op_table.hpp"
 
 namespace linnet::nest {
@@ -18,6 +20,16 @@ double seconds_since(Clock::time_point start) {
 
 syntax::Diagnostic plain_error(const std::string& message) {
   return syntax::error("", message, syntax::Span{});
+}
+
+// An integer scalar input made at random is taken as a position: it lies
+// below the smallest bound dimension, so it indexes any axis of that size.
+int64_t position_limit(const eval::GenericBindings& generics) {
+  int64_t limit = random_integer_bound;
+  for (const auto& [name, value] : generics) {
+    if (value.kind == eval::GenericValue::Kind::Dim && value.dim > 0) limit = std::min(limit, value.dim);
+  }
+  return limit;
 }
 
 // "tokens: Tensor[B, S; i32], pos: i32".
@@ -48,6 +60,7 @@ const eval::GenericBindings& Session::instance_generics() const {
 }
 
 bool Session::load() {
+  if (!is_card()) return load_plain_program();
   const Clock::time_point start = Clock::now();
   if (!load_program()) return false;
   if (card_->weights && !card_->weights->bindings.empty()) {
@@ -61,29 +74,36 @@ bool Session::load() {
   if (!load_checkpoint()) return false;
   times_.checkpoint = seconds_since(weights_start);
 
-  const Clock::time_point instantiate_start = Clock::now();
   source_ = std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_);
+  return instantiate(*source_);
+}
+
+bool Session::instantiate(eval::ParameterSource& source) {
+  const Clock::time_point start = Clock::now();
   try {
-    instance_ = interpreter_->instantiate(root_->qualified_name, bound_.model, *source_);
+    instance_ = interpreter_->instantiate(root_->qualified_name, bound_.model, source);
   } catch (const eval::EvalError& error) {
     return fail_with(error);
   } catch (const std::exception& failure) {
     diagnostics_.add(plain_error(std::string("cannot bind the weights: ") + failure.what()));
     return false;
   }
-  times_.instantiate = seconds_since(instantiate_start);
+  times_.instantiate = seconds_since(start);
   return true;
+}
+
+bool Session::read_sources(const std::string& path) {
+  syntax::LoadOptions load_options;
+  load_options.inputs = {path};
+  load_options.std_dir = options_.std_dir;
+  program_ = syntax::load_program(*sources_, load_options, diagnostics_);
+  return program_ && !diagnostics_.has_errors();
 }
 
 bool Session::load_program() {
   card_ = read_card(options_.card, *sources_, diagnostics_);
   if (!card_) return false;
-
-  syntax::LoadOptions load_options;
-  load_options.inputs = {options_.card};
-  load_options.std_dir = options_.std_dir;
-  program_ = syntax::load_program(*sources_, load_options, diagnostics_);
-  if (!program_ || diagnostics_.has_errors()) return false;
+  if (!read_sources(options_.card)) return false;
 
   std::string why;
   root_ = find_root_block(*program_, card_->root, why);
@@ -91,7 +111,12 @@ bool Session::load_program() {
     diagnostics_.add(plain_error(why)).note("nest.toml's [source] root names the block to run");
     return false;
   }
+  return bind_and_list(*card_);
+}
 
+// Binds the generics (the card's and --bind), makes the interpreter and
+// lists the root block's parameters, which checks its `where` clauses.
+bool Session::bind_and_list(const Card& card) {
   std::vector<BindArgument> binds;
   for (const std::string& text : options_.binds) {
     std::optional<BindArgument> bind = parse_bind_argument(text);
@@ -102,7 +127,7 @@ bool Session::load_program() {
     }
     binds.push_back(*bind);
   }
-  std::optional<BoundGenerics> bound = bind_generics(*root_, *card_, binds, diagnostics_);
+  std::optional<BoundGenerics> bound = bind_generics(*root_, card, binds, diagnostics_);
   if (!bound || diagnostics_.has_errors()) return false;
   bound_ = std::move(*bound);
 
@@ -111,6 +136,7 @@ bool Session::load_program() {
   // Native kernels stand in for op bodies where the policy allows (never under exact).
   interpreter_options.dispatcher = ops::make_cpu_dispatcher();
   interpreter_ = std::make_unique<eval::Interpreter>(*program_, *sources_, interpreter_options);
+  if (root_->block == nullptr) return true;  // module-level entries: no instance
   try {
     // Checks the `where` clauses of the root and of every sub-block.
     manifest_ = interpreter_->parameters(root_->qualified_name, bound_.model);
@@ -118,6 +144,66 @@ bool Session::load_program() {
     return fail_with(error);
   }
   return true;
+}
+
+bool Session::load_plain_program() {
+  const Clock::time_point start = Clock::now();
+  // A card without settings stands in for messages and --weights.
+  Card card;
+  const std::filesystem::path program_path(options_.program);
+  std::error_code ec;
+  card.directory = std::filesystem::is_directory(program_path, ec) ? program_path.string()
+                                                                   : program_path.parent_path().string();
+  card.name = options_.program;
+  card.root = options_.root;
+  card_ = std::move(card);
+  if (!read_sources(options_.program)) return false;
+
+  std::string why;
+  root_ = options_.root.empty() ? find_module_entries(*program_, why) : find_root_block(*program_, options_.root, why);
+  if (!root_) {
+    syntax::Diagnostic& error = diagnostics_.add(plain_error(why));
+    if (!options_.root.empty()) error.note("--root names the block whose entries run");
+    return false;
+  }
+  if (!bind_and_list(*card_)) return false;
+  times_.program = seconds_since(start);
+
+  if (root_->block == nullptr) {
+    if (!options_.weights.empty()) {
+      diagnostics_.add(plain_error("module-level entries take no weights"))
+          .note("--weights goes with --root BLOCK, the block whose parameters they hold");
+      return false;
+    }
+    return true;
+  }
+  if (options_.weights.empty()) {
+    // Without weights the block can have only optional parameters (absent)
+    // and state (zeros); a required `param` or `buffer` has no source.
+    std::vector<std::string> required;
+    for (const eval::ParameterInfo& info : manifest_) {
+      if (info.kind == eval::ParameterKind::State || info.optional) continue;
+      required.push_back(std::string(eval::parameter_kind_name(info.kind)) + " `" + info.path + "`: " +
+                         std::string(tensor::dtype_name(info.dtype)) + tensor::shape_to_string(info.shape));
+    }
+    if (!required.empty()) {
+      syntax::Diagnostic& error = diagnostics_.error(
+          eval::codes::parameter_binding,
+          "`" + root_->qualified_name + "` needs weights for " + std::to_string(required.size()) +
+              (required.size() == 1 ? " tensor" : " tensors") + ", and no --weights were given",
+          syntax::Span{});
+      for (const std::string& line : required) error.note("needs " + line);
+      error.with_help("pass --weights DIR or --weights FILE.safetensors holding them by these paths");
+      return false;
+    }
+    eval::MapParameterSource no_weights;
+    return instantiate(no_weights);
+  }
+  const Clock::time_point weights_start = Clock::now();
+  if (!load_checkpoint()) return false;
+  times_.checkpoint = seconds_since(weights_start);
+  source_ = std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_);
+  return instantiate(*source_);
 }
 
 bool Session::load_checkpoint() {
@@ -165,9 +251,17 @@ std::vector<InputSlot> Session::slots(const std::string& entry) const {
   if (item == nullptr) {
     std::string names;
     for (const std::string& name : root_->entry_names()) names += (names.empty() ? "" : ", ") + name;
-    throw InputError("`" + root_->qualified_name + "` has no entry `" + entry + "`; its entries are " + names);
+    std::string message = "`" + root_->qualified_name + "` has no entry `" + entry + "`; its entries are " + names;
+    if (!is_card() && root_->block == nullptr) message += " (a block's entry runs with --root BLOCK)";
+    throw InputError(message);
   }
-  return input_slots(*item, instance_generics(), *sources_);
+  return input_slots(*item, slot_generics(), *sources_);
+}
+
+eval::GenericBindings Session::slot_generics() const {
+  eval::GenericBindings generics = instance_generics();
+  for (const auto& [name, value] : bound_.entry) generics.emplace(name, value);
+  return generics;
 }
 
 eval::EntryInputs Session::inputs(const std::string& entry, const std::map<std::string, tensor::Tensor>& values) const {
@@ -218,7 +312,9 @@ eval::EntryInputs Session::inputs(const std::string& entry,
       throw InputError("entry `" + entry + "` has no parameter `" + name + "`; it takes (" + signature(entry_slots) +
                        ")");
     }
-    if (!tensors.emplace(name, input_from_text(text, *slot)).second) {
+    tensor::Tensor value = text == "random" ? random_input(*slot, options_.seed, position_limit(slot_generics()))
+                                            : input_from_text(text, *slot);
+    if (!tensors.emplace(name, std::move(value)).second) {
       throw InputError("input `" + name + "` is given twice");
     }
   }
@@ -227,6 +323,11 @@ eval::EntryInputs Session::inputs(const std::string& entry,
 
 eval::Value Session::call(const std::string& entry, const eval::EntryInputs& inputs) {
   try {
+    if (root_->block == nullptr) {
+      for (size_t i = 0; i < root_->entries.size(); ++i) {
+        if (root_->entries[i]->name.text == entry) return interpreter_->call_function(root_->entry_functions[i], inputs);
+      }
+    }
     return interpreter_->call(*instance_, entry, inputs);
   } catch (const eval::EvalError& error) {
     throw RunError(error.diagnostic(), interpreter_->render(error));
@@ -241,6 +342,8 @@ eval::Value Session::call(const std::string& entry, const eval::EntryInputs& inp
   }
 }
 
-void Session::reset_state() { instance_->reset_state(); }
+void Session::reset_state() {
+  if (instance_) instance_->reset_state();
+}
 
 }  // namespace linnet::nest

@@ -142,9 +142,19 @@ std::string format_bytes(double bytes) {
 
 std::string describe_load(const Session& session) {
   const Card& card = session.card();
-  std::string text = "card: " + card.name + (card.title.empty() ? "" : " (" + card.title + ")") + "\n";
-  text += "model: " + session.root().qualified_name + eval::describe_bindings(session.instance_generics()) + "\n";
-  if (!session.options().load_weights) return text;
+  std::string text;
+  if (session.is_card()) {
+    text = "card: " + card.name + (card.title.empty() ? "" : " (" + card.title + ")") + "\n";
+    text += "model: " + session.root().qualified_name + eval::describe_bindings(session.instance_generics()) + "\n";
+  } else {
+    text = "program: " + session.options().program + "\n";
+    if (session.root().block != nullptr) {
+      text += "block: " + session.root().qualified_name + eval::describe_bindings(session.instance_generics()) + "\n";
+    } else {
+      text += "module: " + session.root().qualified_name + "\n";
+    }
+  }
+  if (!session.has_checkpoint()) return text;
 
   const Checkpoint& checkpoint = session.checkpoint();
   uint64_t total_bytes = 0;

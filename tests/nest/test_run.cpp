@@ -13,6 +13,7 @@
 #include "linnet/nest/generate.hpp"
 #include "linnet/nest/script.hpp"
 #include "linnet/nest/summary.hpp"
+#include "golden_cases.hpp"
 #include "test_run_golden.hpp"
 
 using namespace linnet;
@@ -20,20 +21,8 @@ using namespace nest_test;
 
 namespace {
 
-struct GoldenCase {
-  std::string card;
-  std::string golden;
-};
-
-const std::vector<GoldenCase>& golden_cases() {
-  static const std::vector<GoldenCase> cases = {
-      {"mistral-7b-instruct-v0.3", "mistral-a"},
-      {"mistral-7b-instruct-v0.3", "mistral-trunc"},
-      {"qwen3-8b", "qwen3-a"},
-      {"gpt-oss-20b", "gptoss-a"},
-  };
-  return cases;
-}
+using linnet_test::GoldenCase;
+using linnet_test::golden_cases;
 
 // Columns [begin, end) of a [1, S] token tensor.
 Tensor token_range(const Tensor& tokens, int64_t begin, int64_t end) {

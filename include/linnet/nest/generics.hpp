@@ -24,12 +24,17 @@
 
 namespace linnet::nest {
 
-// The root block of a loaded program and its entries.
+// The root block of a loaded program and its entries; or, for a plain
+// program run without a root block, its module-level entries (then `block`
+// is null and there are no generics but the entries' own).
 struct RootBlock {
   const syntax::Module* module = nullptr;
-  const syntax::ast::BlockItem* block = nullptr;
-  std::string qualified_name;  // "llama::Model"
+  const syntax::ast::BlockItem* block = nullptr;  // null: module-level entries
+  std::string qualified_name;  // "llama::Model", or the module's name for module-level entries
   std::vector<const syntax::ast::FunctionItem*> entries;  // in declaration order
+  // What Interpreter::call_function calls for each module-level entry
+  // ("tests.functions::mean_squared_error"); parallel to `entries`.
+  std::vector<std::string> entry_functions;
 
   const syntax::ast::FunctionItem* entry(std::string_view name) const;
   std::vector<std::string> entry_names() const;
@@ -41,6 +46,11 @@ struct RootBlock {
 // modules, else among all; nothing (with `why`) when there is none or more
 // than one.
 std::optional<RootBlock> find_root_block(const syntax::Program& program, const std::string& name, std::string& why);
+
+// The module-level entries of the requested modules (a RootBlock without a
+// block); nothing, with `why` (naming the blocks that do have entries),
+// when there are none.
+std::optional<RootBlock> find_module_entries(const syntax::Program& program, std::string& why);
 
 // `K=V` from the command line.
 struct BindArgument {

@@ -41,10 +41,17 @@ struct InputSlot {
   std::optional<tensor::DType> dtype;  // nothing when the declaration names no dtype the bindings decide
   std::optional<int> rank;             // 0 for a scalar; nothing with a shape pack or a non-tensor type
   std::string declared;                // the type as written, for messages
+  // The concrete shape when the bound generics decide every axis (what a
+  // random input is made with); otherwise `shape_problem` says why not.
+  // (Brace-initialised so that a slot written as {name, dtype, rank,
+  // declared} needs no value for them.)
+  std::optional<tensor::Shape> shape{};
+  std::string shape_problem{};
 };
 
-// The slot of each parameter of `entry`, with the root block's bound
-// generics for dtype names such as `T`.
+// The slot of each parameter of `entry`, with the bound generics (the root
+// block's, and the entry's own from --bind) for dtype names such as `T` and
+// for the axes of a concrete shape.
 std::vector<InputSlot> input_slots(const syntax::ast::FunctionItem& entry, const eval::GenericBindings& generics,
                                    const syntax::SourceManager& sources);
 

@@ -35,6 +35,15 @@ namespace linnet::nest {
 
 struct SessionOptions {
   std::string card;                   // the card directory
+  // A plain program instead of a card (then `card` is empty): a .linnet
+  // file or a package directory (linnet.toml). It runs without weights
+  // unless `weights` names some.
+  std::string program;
+  // For `program`: the block whose entries run; empty: the program's
+  // module-level entries.
+  std::string root;
+  // Seeds `NAME=random` inputs (random_inputs.hpp).
+  uint64_t seed = 0;
   std::vector<std::string> binds;     // "K=V", over nest.toml's [generics]
   std::vector<std::string> weights;   // --weights paths; empty: the Hugging Face cache
   std::string std_dir;                // the standard library
@@ -70,8 +79,16 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // Loads as described above. False when anything failed: diagnostics()
-  // says what. Call once.
+  // says what. Call once. A plain program loads its sources and binds its
+  // generics the same way; its root block is instantiated from the weights
+  // when `weights` names some, else with none, which fails (listing them)
+  // when the block requires any `param` or `buffer`.
   bool load();
+
+  // False for a plain program (SessionOptions::program).
+  bool is_card() const { return options_.program.empty(); }
+  // Whether a checkpoint was loaded (a card's, or a program's --weights).
+  bool has_checkpoint() const { return checkpoint_ != nullptr; }
 
   const syntax::Diagnostics& diagnostics() const { return diagnostics_; }
   std::string render_diagnostics() const;
@@ -80,6 +97,7 @@ class Session {
   const std::vector<std::string>& notes() const { return notes_; }
 
   const SessionOptions& options() const { return options_; }
+  // For a plain program, a card with no settings named after the program.
   const Card& card() const { return *card_; }
   const RootBlock& root() const { return *root_; }
   // The root block's generics as given (defaults are the interpreter's).
@@ -104,9 +122,10 @@ class Session {
 
   // The entry's parameters; throws InputError for an entry the root lacks.
   std::vector<InputSlot> slots(const std::string& entry) const;
-  // Inputs for `entry` from `name -> text` values (input_from_text); each
-  // parameter needs one, and names must be the entry's. --bind values for
-  // the entry's generics are added. Throws InputError.
+  // Inputs for `entry` from `name -> text` values (input_from_text, or
+  // `random` for a random value, random_inputs.hpp); each parameter needs
+  // one, and names must be the entry's. --bind values for the entry's
+  // generics are added. Throws InputError.
   eval::EntryInputs inputs(const std::string& entry, const std::vector<std::pair<std::string, std::string>>& values) const;
   // The same from tensors already built, in any order.
   eval::EntryInputs inputs(const std::string& entry, const std::map<std::string, tensor::Tensor>& values) const;
@@ -119,7 +138,13 @@ class Session {
  private:
   bool fail_with(const eval::EvalError& error);
   bool load_program();
+  bool load_plain_program();
+  bool read_sources(const std::string& path);
+  bool bind_and_list(const Card& card);
   bool load_checkpoint();
+  bool instantiate(eval::ParameterSource& source);
+  // The bound generics of the root and of the entries (for input slots).
+  eval::GenericBindings slot_generics() const;
 
   SessionOptions options_;
   std::unique_ptr<syntax::SourceManager> sources_;

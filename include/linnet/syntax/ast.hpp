@@ -279,6 +279,15 @@ enum class BinaryOp {
   Multiply, Divide, Remainder,
 };
 
+// `==`, `!=`, `<`, `<=`, `>`, `>=`: the operators whose result is bool.
+inline bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::Equal || op == BinaryOp::NotEqual || op == BinaryOp::Less || op == BinaryOp::LessEqual ||
+         op == BinaryOp::Greater || op == BinaryOp::GreaterEqual;
+}
+
+// `|`, `^`, `&`.
+inline bool is_bitwise(BinaryOp op) { return op == BinaryOp::BitOr || op == BinaryOp::BitXor || op == BinaryOp::BitAnd; }
+
 struct BinaryExpr : Expr {
   static constexpr ExprKind Kind = ExprKind::Binary;
   explicit BinaryExpr(Span s) : Expr(Kind, s) {}

@@ -1,0 +1,142 @@
+// `linnet validate CARD GOLDEN_DIR`: runs a card on a golden case and
+// compares it with the stored `transformers` outputs; `linnet validate
+// --mxfp4 GOLDEN_DIR` compares std.quant::dequantize_mxfp4 with stored
+// dequantized bits. docs/commands.md describes the checks and options.
+//
+// Exit status: 0 every check passed; 1 a check failed (named on stderr), or
+// the case, the card or a run had a problem; 2 a bad command line.
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "command.hpp"
+#include "linnet/validate/golden.hpp"
+#include "linnet/validate/mxfp4.hpp"
+#include "linnet/validate/report.hpp"
+#include "linnet/validate/validate.hpp"
+#include "run_support.hpp"
+
+namespace linnet::cli {
+
+namespace {
+
+struct ValidateCommandOptions {
+  std::vector<std::string> paths;  // CARD GOLDEN_DIR
+  std::string mxfp4;               // GOLDEN_DIR of an MXFP4 case
+  std::string dtype = "f32";
+  std::string numerics = "exact";
+  bool json = false;
+  bool markdown = false;
+  std::optional<double> max_abs;
+  std::optional<double> mean_abs;
+  std::optional<double> min_argmax;
+  bool any_tokens = false;  // --any-tokens: generated tokens need not all match
+};
+
+int check_golden_path(const std::string& golden) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(golden, ec)) {
+    std::cerr << "error: `" << golden << "` is not a golden case directory (one holding meta.json and expected.npz)\n";
+    return 2;
+  }
+  return 0;
+}
+
+int run_mxfp4(const ValidateCommandOptions& options, const CommandContext& context) {
+  if (!options.paths.empty()) {
+    std::cerr << "error: --mxfp4 takes the golden case directory alone; drop the other arguments\n";
+    return 2;
+  }
+  if (int status = check_golden_path(options.mxfp4); status != 0) return status;
+  const validate::Mxfp4Report report = validate::validate_mxfp4(options.mxfp4, context.std_dir);
+  std::cout << (options.json       ? validate::render_json(report)
+                : options.markdown ? validate::render_markdown(report)
+                                   : validate::render_text(report));
+  if (!report.pass()) {
+    std::cerr << "error: std.quant::dequantize_mxfp4 differs from the reference bits\n";
+    return 1;
+  }
+  return 0;
+}
+
+int run_card(const ValidateCommandOptions& options, const CommandContext& context) {
+  if (options.paths.size() != 2) {
+    std::cerr << "error: validate takes CARD GOLDEN_DIR (or --mxfp4 GOLDEN_DIR)\n";
+    return 2;
+  }
+  if (int status = check_card_path(options.paths[0]); status != 0) return status;
+  if (int status = check_golden_path(options.paths[1]); status != 0) return status;
+
+  validate::ValidateOptions validate_options;
+  validate_options.card = options.paths[0];
+  validate_options.golden_dir = options.paths[1];
+  validate_options.std_dir = context.std_dir;
+  validate_options.dtype = options.dtype == "bf16" ? tensor::DType::BF16 : tensor::DType::F32;
+  // The same spelling-to-policy mapping `run` uses.
+  validate_options.numerics = session_options("", {}, {}, options.numerics, context).numerics;
+  validate::Tolerances tolerances = validate::default_tolerances(validate_options.dtype);
+  if (options.max_abs) tolerances.max_abs_diff = *options.max_abs;
+  if (options.mean_abs) tolerances.mean_abs_diff = *options.mean_abs;
+  if (options.min_argmax) tolerances.min_argmax_agreement = *options.min_argmax;
+  if (options.any_tokens) tolerances.tokens_must_match = false;
+  validate_options.tolerances = tolerances;
+
+  const validate::Report report = validate::validate_card(validate_options);
+  std::cout << (options.json       ? validate::render_json(report)
+                : options.markdown ? validate::render_markdown(report)
+                                   : validate::render_text(report));
+  if (!report.pass()) {
+    std::cerr << "error: failed check";
+    const std::vector<std::string> failed = report.failed_checks();
+    std::cerr << (failed.size() == 1 ? "" : "s");
+    for (size_t i = 0; i < failed.size(); ++i) std::cerr << (i ? ", " : ": ") << failed[i];
+    for (const validate::CheckResult& check : report.checks)
+      for (const std::string& failure : check.failures) std::cerr << "\n  " << check.name << ": " << failure;
+    std::cerr << '\n';
+    return 1;
+  }
+  return 0;
+}
+
+int run_validate(const ValidateCommandOptions& options, const CommandContext& context) {
+  if (options.json && options.markdown) {
+    std::cerr << "error: choose one of --json and --markdown\n";
+    return 2;
+  }
+  try {
+    return options.mxfp4.empty() ? run_card(options, context) : run_mxfp4(options, context);
+  } catch (const validate::GoldenError& failure) {
+    std::cerr << "error: " << failure.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<ValidateCommandOptions>();
+  CLI::App* command = app.add_subcommand(
+      "validate", "run a card on a golden case and compare with the reference logits and tokens of transformers");
+  command->add_option("paths", options->paths, "CARD GOLDEN_DIR: the card directory and the golden case directory")
+      ->expected(0, 2);
+  command->add_option("--mxfp4", options->mxfp4,
+                      "compare std.quant::dequantize_mxfp4 with the dequantized bits stored in GOLDEN_DIR instead");
+  command->add_option("--dtype", options->dtype, "bind T to f32 (default, against logits_f32) or bf16 (logits_bf16)")
+      ->check(CLI::IsMember({"f32", "bf16"}));
+  command->add_option("--numerics", options->numerics, "exact (default), equivalent or fast")
+      ->check(CLI::IsMember({"exact", "equivalent", "fast"}));
+  command->add_flag("--json", options->json, "print one JSON object");
+  command->add_flag("--markdown", options->markdown, "print a Markdown table, as in the cards' READMEs");
+  command->add_option("--max-abs", options->max_abs, "largest max abs logit difference allowed (f32 default 1e-4)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--mean-abs", options->mean_abs, "largest mean abs logit difference allowed (bf16 default 0.01)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--min-argmax", options->min_argmax,
+                      "smallest argmax agreement allowed, a fraction (f32 default 1, bf16 0.9)")
+      ->check(CLI::Range(0.0, 1.0));
+  command->add_flag("--any-tokens", options->any_tokens,
+                    "do not require every generated token to match (f32 requires it by default)");
+  command->callback([options, &context] { context.exit_code = run_validate(*options, context); });
+}
+
+}  // namespace linnet::cli
