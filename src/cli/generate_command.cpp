@@ -30,7 +30,8 @@ struct GenerateCommandOptions {
   int32_t eos = -1;  // -1: none
   std::vector<std::string> binds;
   std::vector<std::string> weights;
-  std::string numerics = "exact";
+  std::string numerics = "equivalent";
+  bool cast_weights = false;
   std::string out;
   bool stats = false;
 };
@@ -71,7 +72,10 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
     return 2;
   }
 
-  nest::Session session(session_options(options.card, options.binds, options.weights, options.numerics, context));
+  nest::SessionOptions load_options =
+      session_options(options.card, options.binds, options.weights, options.numerics, context);
+  load_options.cast_weights = options.cast_weights;
+  nest::Session session(load_options);
   if (!load_session(session)) return 1;
   std::cerr << nest::describe_load(session);
 
@@ -139,7 +143,7 @@ void add_generate_command(CLI::App& app, CommandContext& context) {
   command->add_option("--seed", options->seed, "the sampling seed (default 0)");
   command->add_option("--eos", options->eos, "stop after generating this token id")
       ->check(CLI::NonNegativeNumber);
-  add_model_options(*command, options->binds, options->weights, options->numerics);
+  add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
   command->add_option("--out", options->out, "also write the tokens to FILE.npz (as `tokens`) or FILE.npy");
   command->add_flag("--stats", options->stats, "report load time, time per call and peak memory");
   command->callback([options, &context] { context.exit_code = run_generate(*options, context); });

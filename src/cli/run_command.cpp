@@ -35,7 +35,8 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::string script;
   std::string out;
-  std::string numerics = "exact";
+  std::string numerics = "equivalent";
+  bool cast_weights = false;
   bool stats = false;
 };
 
@@ -110,6 +111,7 @@ int run_run(const RunOptions& options, const CommandContext& context) {
     load_options.root = options.root;
   }
   load_options.seed = options.seed;
+  load_options.cast_weights = options.cast_weights;
   nest::Session session(load_options);
   if (!load_session(session)) return 1;
 
@@ -197,7 +199,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   command->add_option("--entry", options->entry, "the entry to call (default: nest.toml's [source] entry)");
   command->add_option("--root", options->root,
                       "plain programs: the block whose entry runs (default: a module-level entry)");
-  add_model_options(*command, options->binds, options->weights, options->numerics);
+  add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
   command->add_option("--input", options->inputs,
                       "an entry input, NAME=VALUE: a number, nested lists like [[1,2,3]], @FILE.npy, or `random`; "
                       "repeatable")

@@ -28,15 +28,29 @@ void add_bind_option(CLI::App& command, std::vector<std::string>& binds) {
 }
 
 void add_model_options(CLI::App& command, std::vector<std::string>& binds, std::vector<std::string>& weights,
-                       std::string& numerics) {
+                       std::string& numerics, bool& cast_weights) {
   add_bind_option(command, binds);
   command
       .add_option("--weights", weights,
                   "the checkpoint: a directory, or .safetensors files (repeat --weights for each); "
                   "default: the Hugging Face cache")
       ->allow_extra_args(false);
-  command.add_option("--numerics", numerics, "exact (default), equivalent or fast")
+  add_numerics_option(command, numerics);
+  add_cast_weights_option(command, cast_weights);
+}
+
+void add_numerics_option(CLI::App& command, std::string& numerics) {
+  command
+      .add_option("--numerics", numerics,
+                  "equivalent (default: native kernels, f32 sums, rounding where the op bodies round), "
+                  "exact (the op bodies as written) or fast (also rounding attention where PyTorch's eager bf16 does)")
       ->check(CLI::IsMember({"exact", "equivalent", "fast"}));
+}
+
+void add_cast_weights_option(CLI::App& command, bool& cast_weights) {
+  command.add_flag("--cast-weights", cast_weights,
+                   "round checkpoint floats stored wider than the declared dtype (f32 at T = bf16) to nearest even, "
+                   "as transformers' from_pretrained(dtype=...) does; without it that is an error");
 }
 
 nest::SessionOptions session_options(const std::string& card, const std::vector<std::string>& binds,

@@ -13,9 +13,13 @@
 
 namespace linnet::cli {
 
-// --bind (repeatable), --weights (repeatable) and --numerics.
+// --bind (repeatable), --weights (repeatable), --numerics and --cast-weights.
 void add_model_options(CLI::App& command, std::vector<std::string>& binds, std::vector<std::string>& weights,
-                       std::string& numerics);
+                       std::string& numerics, bool& cast_weights);
+// --numerics alone: exact, equivalent (the default of every command that runs a model) or fast.
+void add_numerics_option(CLI::App& command, std::string& numerics);
+// --cast-weights alone.
+void add_cast_weights_option(CLI::App& command, bool& cast_weights);
 // --bind alone (inspect --parameters reads no weights).
 void add_bind_option(CLI::App& command, std::vector<std::string>& binds);
 

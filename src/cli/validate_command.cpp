@@ -24,7 +24,8 @@ struct ValidateCommandOptions {
   std::vector<std::string> paths;  // CARD GOLDEN_DIR
   std::string mxfp4;               // GOLDEN_DIR of an MXFP4 case
   std::string dtype = "f32";
-  std::string numerics = "exact";
+  std::string numerics = "equivalent";
+  bool cast_weights = false;
   bool json = false;
   bool markdown = false;
   std::optional<double> max_abs;
@@ -74,9 +75,17 @@ int run_card(const ValidateCommandOptions& options, const CommandContext& contex
   validate_options.dtype = options.dtype == "bf16" ? tensor::DType::BF16 : tensor::DType::F32;
   // The same spelling-to-policy mapping `run` uses.
   validate_options.numerics = session_options("", {}, {}, options.numerics, context).numerics;
+  validate_options.cast_weights = options.cast_weights;
   validate::Tolerances tolerances = validate::default_tolerances(validate_options.dtype);
-  if (options.max_abs) tolerances.max_abs_diff = *options.max_abs;
-  if (options.mean_abs) tolerances.mean_abs_diff = *options.mean_abs;
+  // A limit given on the command line replaces the one derived from the envelope.
+  if (options.max_abs) {
+    tolerances.max_abs_diff = *options.max_abs;
+    tolerances.envelope_max_factor.reset();
+  }
+  if (options.mean_abs) {
+    tolerances.mean_abs_diff = *options.mean_abs;
+    tolerances.envelope_mean_factor.reset();
+  }
   if (options.min_argmax) tolerances.min_argmax_agreement = *options.min_argmax;
   if (options.any_tokens) tolerances.tokens_must_match = false;
   validate_options.tolerances = tolerances;
@@ -123,13 +132,15 @@ void add_validate_command(CLI::App& app, CommandContext& context) {
                       "compare std.quant::dequantize_mxfp4 with the dequantized bits stored in GOLDEN_DIR instead");
   command->add_option("--dtype", options->dtype, "bind T to f32 (default, against logits_f32) or bf16 (logits_bf16)")
       ->check(CLI::IsMember({"f32", "bf16"}));
-  command->add_option("--numerics", options->numerics, "exact (default), equivalent or fast")
-      ->check(CLI::IsMember({"exact", "equivalent", "fast"}));
+  add_numerics_option(*command, options->numerics);
+  add_cast_weights_option(*command, options->cast_weights);
   command->add_flag("--json", options->json, "print one JSON object");
   command->add_flag("--markdown", options->markdown, "print a Markdown table, as in the cards' READMEs");
-  command->add_option("--max-abs", options->max_abs, "largest max abs logit difference allowed (f32 default 1e-4)")
+  command->add_option("--max-abs", options->max_abs, "largest max abs logit difference allowed (f32 default 1e-4; bf16 default 1.5x the golden's "
+                      "bf16-vs-f32 envelope)")
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--mean-abs", options->mean_abs, "largest mean abs logit difference allowed (bf16 default 0.01)")
+  command->add_option("--mean-abs", options->mean_abs, "largest mean abs logit difference allowed (bf16 default 1.25x the golden's bf16-vs-f32 "
+                      "envelope, or 0.01 without one)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--min-argmax", options->min_argmax,
                       "smallest argmax agreement allowed, a fraction (f32 default 1, bf16 0.9)")

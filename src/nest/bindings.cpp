@@ -87,9 +87,10 @@ std::optional<Bindings> read_bindings(const std::string& path, syntax::Diagnosti
   return parse_bindings(text.str(), path, diagnostics);
 }
 
-bool loadable_as(tensor::DType stored, tensor::DType declared) {
+bool loadable_as(tensor::DType stored, tensor::DType declared, bool cast_weights) {
   using tensor::DType;
   if (stored == declared) return true;
+  if (cast_weights && tensor::is_float(stored) && tensor::is_float(declared)) return true;
   switch (declared) {
     case DType::F32: return stored == DType::BF16 || stored == DType::F16;
     case DType::F64: return stored == DType::BF16 || stored == DType::F16 || stored == DType::F32;
@@ -98,7 +99,8 @@ bool loadable_as(tensor::DType stored, tensor::DType declared) {
 }
 
 std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::ParameterInfo>& manifest,
-                                                 const Checkpoint& checkpoint, const Bindings& bindings) {
+                                                 const Checkpoint& checkpoint, const Bindings& bindings,
+                                                 bool cast_weights) {
   std::vector<syntax::Diagnostic> problems;
   auto problem = [&](std::string message) -> syntax::Diagnostic& {
     problems.push_back(syntax::error(eval::codes::parameter_binding, std::move(message), syntax::Span{}));
@@ -129,7 +131,7 @@ std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::Paramet
       continue;
     }
     const bool shape_fits = record->shape == info.shape;
-    const bool dtype_fits = loadable_as(*record->dtype, info.dtype);
+    const bool dtype_fits = loadable_as(*record->dtype, info.dtype, cast_weights);
     if (shape_fits && dtype_fits) continue;
     std::string what;
     if (!shape_fits) what = "shape " + tensor::shape_to_string(record->shape);
@@ -140,7 +142,9 @@ std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::Paramet
                " in `" + record->file + "`");
     if (!dtype_fits) {
       if (tensor::is_float(*record->dtype) && tensor::is_float(info.dtype)) {
-        error.note("a stored float loads as its own dtype or a wider one; it is never narrowed");
+        error.note("a stored float loads as its own dtype or a wider one; it is narrowed only on request");
+        error.with_help("pass --cast-weights to round the stored " + stored_dtype_text(*record) + " values to " +
+                        dtype_text(info.dtype) + " (nearest even, as transformers' from_pretrained(dtype=...) does)");
       } else {
         error.note("integer, u8 and bool tensors load only as their own dtype");
       }
@@ -172,7 +176,8 @@ std::optional<tensor::Tensor> CheckpointParameterSource::fetch(const eval::Param
   }
   const tensor::DType stored = *record.dtype;
   const tensor::Shape shape(record.shape.begin(), record.shape.end());
-  const bool widen = stored != request.dtype && loadable_as(stored, request.dtype) && shape == request.shape;
+  const bool widen =
+      stored != request.dtype && loadable_as(stored, request.dtype, cast_weights_) && shape == request.shape;
 
   // safetensors places tensors wherever the header ends; kernels read
   // elements through typed pointers, so misaligned bytes are copied first.

@@ -74,7 +74,7 @@ bool Session::load() {
   if (!load_checkpoint()) return false;
   times_.checkpoint = seconds_since(weights_start);
 
-  source_ = std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_);
+  source_ = std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_, options_.cast_weights);
   return instantiate(*source_);
 }
 
@@ -202,7 +202,7 @@ bool Session::load_plain_program() {
   const Clock::time_point weights_start = Clock::now();
   if (!load_checkpoint()) return false;
   times_.checkpoint = seconds_since(weights_start);
-  source_ = std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_);
+  source_ = std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_, options_.cast_weights);
   return instantiate(*source_);
 }
 
@@ -233,7 +233,7 @@ bool Session::load_checkpoint() {
     }
   }
 
-  std::vector<syntax::Diagnostic> problems = check_parameters(manifest_, *checkpoint_, bindings_);
+  std::vector<syntax::Diagnostic> problems = check_parameters(manifest_, *checkpoint_, bindings_, options_.cast_weights);
   if (!problems.empty()) {
     for (syntax::Diagnostic& problem : problems) diagnostics_.add(std::move(problem));
     diagnostics_.add(plain_error(std::to_string(problems.size()) + (problems.size() == 1 ? " parameter" : " parameters") +

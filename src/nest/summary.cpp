@@ -154,6 +154,8 @@ std::string describe_load(const Session& session) {
       text += "module: " + session.root().qualified_name + "\n";
     }
   }
+  // Which policy ran: it decides where bf16 results are rounded (docs/ops.md).
+  text += "numerics: " + std::string(eval::numerics_policy_name(session.options().numerics)) + "\n";
   if (!session.has_checkpoint()) return text;
 
   const Checkpoint& checkpoint = session.checkpoint();
@@ -189,7 +191,8 @@ std::string describe_load(const Session& session) {
   text += "  " + std::to_string(counts.borrowed) + " mapped without a copy (" +
           format_bytes(static_cast<double>(counts.borrowed_bytes)) + ")";
   if (counts.widened > 0) {
-    text += ", " + std::to_string(counts.widened) + " widened to a copy (" +
+    text += ", " + std::to_string(counts.widened) +
+            (session.options().cast_weights ? " cast to a copy (--cast-weights) (" : " widened to a copy (") +
             format_bytes(static_cast<double>(counts.widened_bytes)) + ")";
   }
   if (counts.copied > 0) {

@@ -48,6 +48,7 @@ LogitComparison compare_logits(const tensor::Tensor& ours, const tensor::Tensor&
   LogitComparison result;
   double total = 0;
   for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i] == y[i]) ++result.equal_elements;
     double difference = std::abs(x[i] - y[i]);
     if (std::isnan(difference)) difference = std::numeric_limits<double>::infinity();
     result.max_abs_diff = std::max(result.max_abs_diff, difference);
@@ -71,6 +72,7 @@ void accumulate(LogitComparison& total, const LogitComparison& part) {
                           static_cast<double>(elements);
   }
   total.elements = elements;
+  total.equal_elements += part.equal_elements;
   total.max_abs_diff = std::max(total.max_abs_diff, part.max_abs_diff);
   total.rows += part.rows;
   total.argmax_matches += part.argmax_matches;

@@ -43,8 +43,20 @@ std::string json_string(const std::string& text) { return "\"" + syntax::json_es
 
 std::string tolerance_text(const Tolerances& tolerances) {
   std::vector<std::string> parts;
-  if (tolerances.max_abs_diff) parts.push_back("max abs diff <= " + format("%g", *tolerances.max_abs_diff));
-  if (tolerances.mean_abs_diff) parts.push_back("mean abs diff <= " + format("%g", *tolerances.mean_abs_diff));
+  auto limit_text = [](const char* what, const std::optional<double>& fixed, const std::optional<double>& factor) {
+    std::string text = std::string(what) + " <= ";
+    if (factor) {
+      text += format("%g", *factor) + "x the envelope";
+      return fixed ? text + " (else " + format("%g", *fixed) + ")" : text;
+    }
+    return text + format("%g", *fixed);
+  };
+  if (tolerances.max_abs_diff || tolerances.envelope_max_factor) {
+    parts.push_back(limit_text("max abs diff", tolerances.max_abs_diff, tolerances.envelope_max_factor));
+  }
+  if (tolerances.mean_abs_diff || tolerances.envelope_mean_factor) {
+    parts.push_back(limit_text("mean abs diff", tolerances.mean_abs_diff, tolerances.envelope_mean_factor));
+  }
   if (tolerances.min_argmax_agreement >= 1.0) {
     parts.push_back("every argmax equal");
   } else {
@@ -62,6 +74,23 @@ std::string pad(const std::string& text, size_t width) {
 
 std::string dtype_text(tensor::DType dtype) { return std::string(tensor::dtype_name(dtype)); }
 
+std::string pass_text(const CheckResult& check, const char* yes, const char* no) {
+  if (!check.compared) return "-";
+  return check.pass ? yes : no;
+}
+
+// The fidelity line of a check with an envelope: how far from the
+// reference compared with the reference's own distance from the other dtype.
+std::optional<std::string> fidelity_text(const CheckResult& check) {
+  if (!check.envelope_mean_abs_diff || !check.mean_abs_diff) return std::nullopt;
+  std::string text = check.name + ": mean abs diff " + format("%.3e", *check.mean_abs_diff);
+  if (const auto ratio = check.envelope_ratio()) text += " = " + format("%.2f", *ratio) + "x";
+  text += " the envelope (reference bf16 vs f32: mean " + format("%.3e", *check.envelope_mean_abs_diff) + ", max " +
+          difference_text(check.envelope_max_abs_diff) + ")";
+  if (check.equal_share) text += "; " + format("%.1f", 100 * *check.equal_share) + "% of logits bit for bit equal";
+  return text;
+}
+
 }  // namespace
 
 std::string render_text(const Report& report) {
@@ -75,18 +104,29 @@ std::string render_text(const Report& report) {
   for (const CheckResult& check : report.checks) {
     out << pad(check.name, widths[0]) << pad(difference_text(check.max_abs_diff), widths[1])
         << pad(difference_text(check.mean_abs_diff), widths[2]) << pad(agreement_text(check, "/"), widths[3])
-        << pad(tokens_text(check.tokens_equal, "-"), widths[4]) << (check.pass ? "yes" : "NO") << '\n';
+        << pad(tokens_text(check.tokens_equal, "-"), widths[4]) << pass_text(check, "yes", "NO") << '\n';
   }
   out << '\n';
   for (const CheckResult& check : report.checks) out << "  " << check.name << ": " << check.description << '\n';
   for (const std::string& note : report.notes) out << "  " << note << '\n';
+  bool fidelity_heading = false;
+  for (const CheckResult& check : report.checks) {
+    if (const auto line = fidelity_text(check)) {
+      if (!fidelity_heading) out << "\nfidelity (against transformers' " << dtype_text(report.dtype) << "):\n";
+      fidelity_heading = true;
+      out << "  " << *line << '\n';
+    }
+  }
+  const size_t uncompared = report.uncompared_checks().size();
   if (report.pass()) {
-    out << "PASS: " << report.checks.size() << " of " << report.checks.size() << " checks\n";
+    out << "PASS: " << report.checks.size() - uncompared << " of " << report.checks.size() << " checks";
+    if (uncompared > 0) out << " (" << uncompared << " compared nothing)";
+    out << '\n';
   } else {
     out << "FAIL:";
     const std::vector<std::string> failed = report.failed_checks();
     for (size_t i = 0; i < failed.size(); ++i) out << (i ? ", " : " ") << failed[i];
-    if (report.checks.empty()) out << " no check ran";
+    if (report.checks.size() == uncompared) out << " no check compared anything";
     out << '\n';
     for (const CheckResult& check : report.checks)
       for (const std::string& failure : check.failures) out << "  " << check.name << ": " << failure << '\n';
@@ -98,6 +138,8 @@ std::string render_json(const Report& report) {
   std::ostringstream out;
   out << "{\"case\": " << json_string(report.case_name) << ", \"card\": " << json_string(report.card)
       << ", \"dtype\": " << json_string(dtype_text(report.dtype)) << ", \"checks\": [";
+  // Issue 7's members first; then the envelope and fidelity (null where
+  // not measured) and whether the check compared anything.
   for (size_t i = 0; i < report.checks.size(); ++i) {
     const CheckResult& check = report.checks[i];
     out << (i ? ", " : "") << "{\"name\": " << json_string(check.name)
@@ -105,9 +147,15 @@ std::string render_json(const Report& report) {
         << ", \"mean_abs_diff\": " << json_number(check.mean_abs_diff)
         << ", \"argmax_agreement\": " << json_number(check.argmax_agreement())
         << ", \"tokens_equal\": " << (check.tokens_equal ? (*check.tokens_equal ? "true" : "false") : "null")
-        << ", \"pass\": " << (check.pass ? "true" : "false") << '}';
+        << ", \"pass\": " << (check.pass ? "true" : "false")
+        << ", \"envelope_max_abs_diff\": " << json_number(check.envelope_max_abs_diff)
+        << ", \"envelope_mean_abs_diff\": " << json_number(check.envelope_mean_abs_diff)
+        << ", \"envelope_ratio\": " << json_number(check.envelope_ratio())
+        << ", \"equal_share\": " << json_number(check.equal_share)
+        << ", \"compared\": " << (check.compared ? "true" : "false") << '}';
   }
-  out << "], \"pass\": " << (report.pass() ? "true" : "false") << "}\n";
+  out << "], \"pass\": " << (report.pass() ? "true" : "false")
+      << ", \"numerics\": " << json_string(eval::numerics_policy_name(report.numerics)) << "}\n";
   return out.str();
 }
 
@@ -122,10 +170,13 @@ std::string render_markdown(const Report& report) {
     const std::string unit = check.name == "forward" ? " positions" : " steps";
     out << "| `" << check.name << "` | " << difference_text(check.max_abs_diff) << " | "
         << difference_text(check.mean_abs_diff) << " | " << agreement_text(check, " / ") << unit << " | "
-        << tokens_text(check.tokens_equal, "") << " | " << (check.pass ? "yes" : "**no**") << " |\n";
+        << tokens_text(check.tokens_equal, "") << " | " << pass_text(check, "yes", "**no**") << " |\n";
   }
-  if (!report.notes.empty()) out << '\n';
-  for (const std::string& note : report.notes) out << "- " << note << '\n';
+  std::vector<std::string> lines = report.notes;
+  for (const CheckResult& check : report.checks)
+    if (const auto line = fidelity_text(check)) lines.push_back("fidelity, " + *line);
+  if (!lines.empty()) out << '\n';
+  for (const std::string& line : lines) out << "- " << line << '\n';
   return out.str();
 }
 

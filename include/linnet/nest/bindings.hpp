@@ -56,16 +56,20 @@ std::optional<Bindings> parse_bindings(std::string_view json, const std::string&
                                        syntax::Diagnostics& diagnostics);
 
 // Whether a tensor stored as `stored` may stand for a parameter declared
-// `declared` (the same dtype, or a float that widens exactly).
-bool loadable_as(tensor::DType stored, tensor::DType declared);
+// `declared`: the same dtype, or a float that widens exactly; with
+// `cast_weights`, any float for any float (narrowing rounds to nearest
+// even, as transformers' `from_pretrained(dtype=...)` does).
+bool loadable_as(tensor::DType stored, tensor::DType declared, bool cast_weights = false);
 
 // Every problem binding `manifest` (param and buffer entries; states are
 // the model's own) to `checkpoint`, one E6003 diagnostic each: a required
 // tensor missing, a present tensor (required or optional) of another shape,
 // of a dtype that does not load as the declared one, or of a dtype Linnet
 // has none for. Reads only metadata: no tensor is touched.
+// A float stored wider than declared gets a help line naming --cast-weights.
 std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::ParameterInfo>& manifest,
-                                                 const Checkpoint& checkpoint, const Bindings& bindings);
+                                                 const Checkpoint& checkpoint, const Bindings& bindings,
+                                                 bool cast_weights = false);
 
 // The checkpoint's tensors that no entry of `manifest` binds, sorted.
 std::vector<std::string> unbound_tensors(const std::vector<eval::ParameterInfo>& manifest,
@@ -75,7 +79,7 @@ std::vector<std::string> unbound_tensors(const std::vector<eval::ParameterInfo>&
 struct LoadCounts {
   size_t borrowed = 0;        // tensors served straight from the mapping
   size_t borrowed_bytes = 0;
-  size_t widened = 0;         // tensors converted to a wider float (owned copies)
+  size_t widened = 0;         // tensors converted to another float (owned copies): wider, or narrower with cast_weights
   size_t widened_bytes = 0;   // bytes of the copies
   size_t copied = 0;          // tensors copied because their bytes were misaligned
   size_t copied_bytes = 0;
@@ -85,8 +89,10 @@ class CheckpointParameterSource : public eval::ParameterSource {
  public:
   // Both must outlive the source (the tensors it returns keep the mapping
   // alive on their own).
-  CheckpointParameterSource(const Checkpoint& checkpoint, const Bindings& bindings)
-      : checkpoint_(checkpoint), bindings_(bindings) {}
+  // `cast_weights`: convert any stored float to the declared float
+  // (loadable_as), not only a narrower one to a wider.
+  CheckpointParameterSource(const Checkpoint& checkpoint, const Bindings& bindings, bool cast_weights = false)
+      : checkpoint_(checkpoint), bindings_(bindings), cast_weights_(cast_weights) {}
 
   // The bound tensor (marked touched in the checkpoint), or nothing when the
   // checkpoint has none. A tensor whose shape or dtype does not fit is
@@ -99,6 +105,7 @@ class CheckpointParameterSource : public eval::ParameterSource {
  private:
   const Checkpoint& checkpoint_;
   const Bindings& bindings_;
+  bool cast_weights_ = false;
   LoadCounts counts_;
 };
 

@@ -47,7 +47,12 @@ struct SessionOptions {
   std::vector<std::string> binds;     // "K=V", over nest.toml's [generics]
   std::vector<std::string> weights;   // --weights paths; empty: the Hugging Face cache
   std::string std_dir;                // the standard library
-  eval::NumericsPolicy numerics = eval::NumericsPolicy::Exact;
+  // `equivalent` by default, as upstream's tools run models: native
+  // kernels with f32 sums, rounding where the op bodies round.
+  eval::NumericsPolicy numerics = eval::NumericsPolicy::Equivalent;
+  // Round checkpoint floats to the declared dtype where they are stored
+  // wider (an f32 checkpoint at T = bf16); without it that is an error.
+  bool cast_weights = false;
   // False: stop after listing the parameters (`inspect --parameters`).
   bool load_weights = true;
 };

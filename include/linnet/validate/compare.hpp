@@ -18,6 +18,7 @@ struct LogitComparison {
   double max_abs_diff = 0;
   double mean_abs_diff = 0;
   int64_t elements = 0;         // values compared
+  int64_t equal_elements = 0;   // of which bit for bit equal (as f64, so a bf16 value widened exactly counts)
   int64_t rows = 0;             // positions compared (the product of all axes but the last)
   int64_t argmax_matches = 0;   // positions whose argmax agrees
   std::vector<int64_t> ours_argmax;  // per position

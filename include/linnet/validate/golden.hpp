@@ -41,6 +41,7 @@ struct GoldenCase {
   // Member `member` as a tensor; throws GoldenError unless it exists, has
   // dtype `dtype` and, when `rank` is not negative, that many axes.
   tensor::Tensor tensor(const std::string& member, tensor::DType dtype, int rank = -1) const;
+  bool has(const std::string& member) const { return arrays.count(member) != 0; }
   // The path of a file of the case, for messages ("golden/x/expected.npz").
   std::string path_of(const std::string& file) const;
 };
