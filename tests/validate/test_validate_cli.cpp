@@ -32,7 +32,9 @@ TEST_CASE("--json prints the object issue 7 specifies", "[validate][cli]") {
   REQUIRE(parser.parse(outcome.out).get(document) == simdjson::SUCCESS);
   simdjson::dom::object object;
   REQUIRE(document.get(object) == simdjson::SUCCESS);
-  CHECK(keys_of(object) == std::vector<std::string>{"case", "card", "dtype", "checks", "pass"});
+  // Issue 7's members, then what issue 13 adds.
+  CHECK(keys_of(object) == std::vector<std::string>{"case", "card", "dtype", "checks", "pass", "numerics"});
+  CHECK(std::string_view(object["numerics"]) == "equivalent");
   CHECK(std::string_view(object["case"]) == "qwen3-a");
   CHECK(std::string_view(object["card"]) == "qwen3-8b");
   CHECK(std::string_view(object["dtype"]) == "bf16");
@@ -43,8 +45,10 @@ TEST_CASE("--json prints the object issue 7 specifies", "[validate][cli]") {
   for (simdjson::dom::element check : checks) {
     simdjson::dom::object fields;
     REQUIRE(check.get(fields) == simdjson::SUCCESS);
-    CHECK(keys_of(fields) ==
-          std::vector<std::string>{"name", "max_abs_diff", "mean_abs_diff", "argmax_agreement", "tokens_equal", "pass"});
+    CHECK(keys_of(fields) == std::vector<std::string>{"name", "max_abs_diff", "mean_abs_diff", "argmax_agreement",
+                                                      "tokens_equal", "pass", "envelope_max_abs_diff",
+                                                      "envelope_mean_abs_diff", "envelope_ratio", "equal_share",
+                                                      "compared"});
     names.emplace_back(std::string_view(fields["name"]));
     CHECK(fields["pass"].is_bool());
     CHECK(fields["argmax_agreement"].is_number());
@@ -56,6 +60,13 @@ TEST_CASE("--json prints the object issue 7 specifies", "[validate][cli]") {
   CHECK(checks.at(1)["tokens_equal"].is_bool());
   CHECK(checks.at(2)["max_abs_diff"].is_null());
   CHECK(checks.at(2)["tokens_equal"].is_bool());
+  // The fidelity report: forward and decode against transformers' bf16, with its envelope.
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(checks.at(i)["envelope_mean_abs_diff"].is_number());
+    CHECK(checks.at(i)["envelope_ratio"].is_number());
+    CHECK(checks.at(i)["equal_share"].is_number());
+  }
+  CHECK(checks.at(2)["envelope_ratio"].is_null());
 }
 
 TEST_CASE("a perturbed checkpoint fails validation, naming the check", "[validate][cli][harness]") {
@@ -82,7 +93,7 @@ TEST_CASE("a one-character change to a card (its rope base) fails validation", "
   INFO(outcome.out << outcome.err);
   CHECK(outcome.status == 1);
   CHECK(outcome.out.find("\"name\": \"forward\", \"max_abs_diff\"") != std::string::npos);
-  CHECK(outcome.out.find("\"pass\": false}\n") != std::string::npos);
+  CHECK(outcome.out.find("\"pass\": false, \"numerics\": \"equivalent\"}\n") != std::string::npos);
   CHECK(outcome.err.find("failed checks: forward, decode") != std::string::npos);
 }
 

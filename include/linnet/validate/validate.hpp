@@ -71,9 +71,12 @@ struct Tolerances {
 
 // f32: max abs difference at most 1e-4 with every argmax and every
 // generated token equal (issue 7). bf16: argmax agreement at least 0.9;
-// mean abs difference at most 1.25 times the envelope's and max at most 1.5
+// mean abs difference at most 1.4 times the envelope's and max at most 1.5
 // times where the golden has an envelope, else (the fallback) mean at most
-// 0.01 and no max limit.
+// 0.01 and no max limit. 1.4: the cards land at 0.77-1.30x under
+// `equivalent` (GPT-OSS highest: its card's RmsNorm rounds before the
+// weight where transformers' rounds after), and a Qwen3 card with its norm
+// epsilon 1e-6 changed to 1e-5 at 1.55-1.64x (docs/commands.md).
 Tolerances default_tolerances(tensor::DType dtype);
 
 struct CheckResult {
