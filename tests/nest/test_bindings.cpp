@@ -144,7 +144,14 @@ TEST_CASE("every binding problem is reported at once, naming path, tensor, expec
 
   const syntax::Diagnostic& narrowing = problem_about(problems, "`norm.weight`");
   CHECK(narrowing.message.find("has dtype f32, expected bf16[2]") != std::string::npos);
-  CHECK(has_note(narrowing, "never narrowed"));
+  CHECK(has_note(narrowing, "narrowed only on request"));
+  REQUIRE(narrowing.help.size() == 1);
+  CHECK(narrowing.help[0].find("pass --cast-weights to round the stored f32 values to bf16") != std::string::npos);
+  CHECK(problem_about(problems, "`ids`").help.empty());  // an integer is never cast
+  // With --cast-weights the f32 tensor loads (rounded); the other problems stay.
+  const std::vector<syntax::Diagnostic> cast = nest::check_parameters(manifest, checkpoint, bindings, true);
+  CHECK(cast.size() == 5);
+  for (const syntax::Diagnostic& problem : cast) CHECK(problem.message.find("`norm.weight`") == std::string::npos);
 
   const syntax::Diagnostic& integer = problem_about(problems, "`ids`");
   CHECK(integer.message.find("has dtype i32, expected f32[4]") != std::string::npos);
