@@ -97,10 +97,11 @@ std::string number(double value) {
 }
 
 // The limit on a difference: the envelope's times its factor where both
-// are known, else the fixed limit (or none).
+// are known (and the envelope is not zero, which would ask for equality),
+// else the fixed limit (or none).
 std::optional<double> limit(const std::optional<double>& fixed, const std::optional<double>& factor,
                             const std::optional<double>& envelope) {
-  if (factor && envelope) return *factor * *envelope;
+  if (factor && envelope && *envelope > 0) return *factor * *envelope;
   return fixed;
 }
 
@@ -115,7 +116,8 @@ void judge(CheckResult& check, const Tolerances& tolerances) {
   const std::optional<double> mean_limit =
       limit(tolerances.mean_abs_diff, tolerances.envelope_mean_factor, check.envelope_mean_abs_diff);
   auto relative = [&](const std::optional<double>& factor, const std::optional<double>& envelope) {
-    return factor && envelope ? " (" + number(*factor) + "x the envelope " + number(*envelope) + ")" : std::string();
+    return factor && envelope && *envelope > 0 ? " (" + number(*factor) + "x the envelope " + number(*envelope) + ")"
+                                               : std::string();
   };
   // `!(a <= b)` so that an infinite or NaN difference fails too.
   if (check.max_abs_diff && max_limit && !(*check.max_abs_diff <= *max_limit)) {
