@@ -30,10 +30,12 @@
 // a note saying so.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "linnet/dist/communicator.hpp"
 #include "linnet/eval/dispatch.hpp"
 #include "linnet/tensor/dtype.hpp"
 
@@ -88,6 +90,10 @@ struct ValidateOptions {
   tensor::DType dtype = tensor::DType::F32;  // bound as T: F32 or BF16
   eval::NumericsPolicy numerics = eval::NumericsPolicy::Exact;
   std::optional<Tolerances> tolerances;  // default_tolerances(dtype) when empty
+  // --bind values after the case's own generics (`Shards=2`); T is still `dtype`.
+  std::vector<std::string> binds;
+  // The processes the card runs across (nest::SessionOptions::communicator).
+  std::shared_ptr<dist::Communicator> communicator;
 };
 
 // Runs the checks above. Throws GoldenError when the case cannot be read,
