@@ -46,12 +46,21 @@ TEST_CASE("one process refuses a Shards above 1", "[cli][mpi]") {
 
 namespace {
 
-// `mpirun -np 2 linnet ARGS...` from the repository root.
-cli_test::Outcome run_two_processes(const std::vector<std::string>& arguments) {
+// `mpirun -np 2 linnet ARGS...` from the repository root; with
+// `rank_one_arguments`, rank 1 runs those instead (`-np 1 ... : -np 1 ...`).
+cli_test::Outcome run_two_processes(const std::vector<std::string>& arguments,
+                                    const std::vector<std::string>& rank_one_arguments = {}) {
   cli_test::ScratchDir scratch;
+  auto linnet_with = [](const std::vector<std::string>& list) {
+    std::string text = cli_test::quote(LINNET_BINARY);
+    for (const std::string& argument : list) text += " " + cli_test::quote(argument);
+    return text;
+  };
   std::string command = "cd " + cli_test::quote(LINNET_SOURCE_DIR) + " && " + cli_test::quote(LINNET_MPIEXEC) +
-                        " --oversubscribe --allow-run-as-root -np 2 " + cli_test::quote(LINNET_BINARY);
-  for (const std::string& argument : arguments) command += " " + cli_test::quote(argument);
+                        " --oversubscribe --allow-run-as-root ";
+  command += rank_one_arguments.empty()
+                 ? "-np 2 " + linnet_with(arguments)
+                 : "-np 1 " + linnet_with(arguments) + " : -np 1 " + linnet_with(rank_one_arguments);
   command += " >" + cli_test::quote(scratch.file("out")) + " 2>" + cli_test::quote(scratch.file("err")) + " </dev/null";
   const int raw = std::system(command.c_str());
   cli_test::Outcome outcome;
@@ -109,6 +118,21 @@ TEST_CASE("a failure on every process is one diagnostic and one exit status", "[
       run_two_processes({"validate", source_path("nest/gpt-oss-20b"), source_path("golden/gptoss-a")});
   CHECK(no_shards.status == 1);
   CHECK(count_of(no_shards.err, "has no generic `Shards`") == 1);
+}
+
+TEST_CASE("a failure on one process while the other waits in a collective stops both, with its diagnostic",
+          "[cli][mpi]") {
+  // Rank 1 is given a token past the vocabulary: it fails in the embedding
+  // while rank 0 waits for it in the first all_reduce.
+  std::vector<std::string> fine = qwen3_f32("[[1,2,3]]");
+  fine.insert(fine.end(), {"--bind", "Shards=2"});
+  std::vector<std::string> failing = qwen3_f32("[[1,2,700]]");
+  failing.insert(failing.end(), {"--bind", "Shards=2"});
+  const cli_test::Outcome outcome = run_two_processes(fine, failing);
+  CHECK(outcome.status == 1);
+  CHECK(count_of(outcome.err, "error E6001") == 1);
+  CHECK(outcome.err.find("value 700") != std::string::npos);
+  CHECK(outcome.err.find("process 1 of 2 failed while the others wait") != std::string::npos);
 }
 
 #endif
