@@ -4,12 +4,17 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
+
+#include "linnet/dist/communicator.hpp"
 
 namespace linnet::cli {
 
 struct CommandContext {
   std::string std_dir;  // --std / LINNET_STD / the project's stdlib
+  // The processes of this run (several under mpirun); cards run across them.
+  std::shared_ptr<dist::Communicator> communicator;
   int exit_code = 0;
 };
 

@@ -4,14 +4,18 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "linnet/dist/processes.hpp"
+#include "processes.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// The run's commands; the status of this process (processes.hpp decides the run's).
+int run_command(int argc, char** argv, linnet::cli::CommandContext& context) {
   CLI::App app{"linnet: reference interpreter and validation harness for the Linnet tensor language"};
   app.require_subcommand(1);
   app.fallthrough();  // global options (--std) may also follow the subcommand
   app.set_version_flag("--version", std::string("linnet 0.1.0 (language 0.1)"));
 
-  linnet::cli::CommandContext context;
   const char* from_env = std::getenv("LINNET_STD");
   context.std_dir = from_env && *from_env ? from_env : LINNET_DEFAULT_STD;
   app.add_option("--std", context.std_dir, "standard library folder (default: $LINNET_STD, else the project's stdlib/)");
@@ -33,4 +37,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   return context.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Under mpirun this process is one of several (docs/commands.md, "Running across processes").
+  std::unique_ptr<linnet::dist::Processes> started;
+  try {
+    started = linnet::dist::start_processes(argc, argv);
+  } catch (const linnet::dist::LaunchError& failure) {
+    if (linnet::dist::launch_environment().rank == 0) std::cerr << "error: " << failure.what() << '\n';
+    return 2;
+  }
+  linnet::cli::RunProcesses processes(std::move(started));
+  linnet::cli::CommandContext context;
+  context.communicator = processes.group();
+  return processes.finish(run_command(argc, argv, context));
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <vector>
 
 #include "linnet/nest/summary.hpp"
 #include "linnet/tensor/allocator.hpp"
@@ -61,6 +62,7 @@ nest::SessionOptions session_options(const std::string& card, const std::vector<
   options.binds = binds;
   options.weights = weights;
   options.std_dir = context.std_dir;
+  options.communicator = context.communicator;
   options.numerics = numerics == "fast"         ? eval::NumericsPolicy::Fast
                      : numerics == "equivalent" ? eval::NumericsPolicy::Equivalent
                                                 : eval::NumericsPolicy::Exact;
@@ -140,6 +142,19 @@ std::string describe_stats(const nest::Session& session, const std::vector<std::
           std::to_string(resident) + " bytes, ru_maxrss)\n";
   text += "  peak tensor memory " + nest::format_bytes(static_cast<double>(tensors)) + " (" + std::to_string(tensors) +
           " bytes, owned tensors)\n";
+  if (session.processes() > 1) {
+    // Every process's own peak, gathered (each holds its part of the weights).
+    const uint64_t own = resident;
+    std::vector<uint64_t> peaks(static_cast<size_t>(session.processes()));
+    session.options().communicator->all_gather(&own, sizeof own, peaks.data());
+    text += "  processes " + std::to_string(peaks.size()) + " over " + session.options().communicator->transport() +
+            "; peak resident memory by rank:";
+    for (size_t r = 0; r < peaks.size(); ++r) {
+      text += (r == 0 ? " " : ", ") + std::to_string(r) + ": " + nest::format_bytes(static_cast<double>(peaks[r])) +
+              " (" + std::to_string(peaks[r]) + " bytes)";
+    }
+    text += "\n";
+  }
   if (session.has_checkpoint()) {
     uint64_t checkpoint_bytes = 0;
     for (const auto& file : session.checkpoint().files()) checkpoint_bytes += file->file_size();

@@ -32,6 +32,7 @@ struct ValidateCommandOptions {
   std::optional<double> mean_abs;
   std::optional<double> min_argmax;
   bool any_tokens = false;  // --any-tokens: generated tokens need not all match
+  std::vector<std::string> binds;  // --bind over the case's generics (Shards=2)
 };
 
 int check_golden_path(const std::string& golden) {
@@ -73,6 +74,9 @@ int run_card(const ValidateCommandOptions& options, const CommandContext& contex
   validate_options.golden_dir = options.paths[1];
   validate_options.std_dir = context.std_dir;
   validate_options.dtype = options.dtype == "bf16" ? tensor::DType::BF16 : tensor::DType::F32;
+  if (int status = check_bind_arguments(options.binds); status != 0) return status;
+  validate_options.binds = options.binds;
+  validate_options.communicator = context.communicator;
   // The same spelling-to-policy mapping `run` uses.
   validate_options.numerics = session_options("", {}, {}, options.numerics, context).numerics;
   validate_options.cast_weights = options.cast_weights;
@@ -134,6 +138,9 @@ void add_validate_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"f32", "bf16"}));
   add_numerics_option(*command, options->numerics);
   add_cast_weights_option(*command, options->cast_weights);
+  command->add_option("--bind", options->binds,
+                      "a generic's value over the case's own, NAME=VALUE (Shards=N under mpirun -np N); repeatable")
+      ->allow_extra_args(false);
   command->add_flag("--json", options->json, "print one JSON object");
   command->add_flag("--markdown", options->markdown, "print a Markdown table, as in the cards' READMEs");
   command->add_option("--max-abs", options->max_abs, "largest max abs logit difference allowed (f32 default 1e-4; bf16 default 1.5x the golden's "

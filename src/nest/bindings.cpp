@@ -29,18 +29,6 @@ std::string describe_binding(const std::string& path, const std::string& tensor_
   return "`" + path + "` (tensor `" + tensor_name + "`)";
 }
 
-// Tells the kernel that the mapped pages of a tensor just copied will not
-// be read again, so that a widened checkpoint does not also stay resident
-// in its stored form. The mapping is private and read-only: dropping its
-// clean pages loses nothing (a later read faults them back in from the
-// file). Only whole pages inside the tensor are released.
-void release_mapped_pages(std::span<const std::byte> bytes) {
-  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + page - 1) / page * page;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) / page * page;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-}
-
 }  // namespace
 
 const std::string& Bindings::tensor_for(const std::string& path) const {
@@ -153,6 +141,18 @@ std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::Paramet
   return problems;
 }
 
+// Tells the kernel that the mapped pages of a tensor just copied will not
+// be read again, so that a widened checkpoint does not also stay resident
+// in its stored form. The mapping is private and read-only: dropping its
+// clean pages loses nothing (a later read faults them back in from the
+// file). Only whole pages inside the tensor are released.
+void release_mapped_pages(std::span<const std::byte> bytes) {
+  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 std::vector<std::string> unbound_tensors(const std::vector<eval::ParameterInfo>& manifest,
                                          const Checkpoint& checkpoint, const Bindings& bindings) {
   std::set<std::string> bound;
@@ -169,9 +169,12 @@ std::vector<std::string> unbound_tensors(const std::vector<eval::ParameterInfo>&
 std::optional<tensor::Tensor> CheckpointParameterSource::fetch(const eval::ParameterRequest& request) {
   const std::string& name = bindings_.tensor_for(request.path);
   if (checkpoint_.find(name) == nullptr) return std::nullopt;
-  const TensorRecord& record = checkpoint_.get(name);  // marks it touched
+  return load(checkpoint_.get(name), request);  // get() marks it touched
+}
+
+tensor::Tensor CheckpointParameterSource::load(const TensorRecord& record, const eval::ParameterRequest& request) {
   if (!record.dtype) {
-    throw CheckpointError("tensor `" + name + "` in `" + record.file + "` is stored as " + record.format_dtype +
+    throw CheckpointError("tensor `" + record.name + "` in `" + record.file + "` is stored as " + record.format_dtype +
                           ", which Linnet has no dtype for");
   }
   const tensor::DType stored = *record.dtype;

@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <set>
 
+#include "linnet/dist/collectives.hpp"
 #include "linnet/nest/random_inputs.hpp"
+#include "linnet/nest/shards.hpp"
 #include "linnet/ops/op_table.hpp"
 
 namespace linnet::nest {
@@ -74,8 +76,15 @@ bool Session::load() {
   if (!load_checkpoint()) return false;
   times_.checkpoint = seconds_since(weights_start);
 
-  source_ = std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_, options_.cast_weights);
+  source_ = make_source();
   return instantiate(*source_);
+}
+
+std::unique_ptr<CheckpointParameterSource> Session::make_source() const {
+  const int64_t shards = bound_shards(bound_.model).value_or(1);
+  if (shards > 1)
+    return std::make_unique<ShardedParameterSource>(*checkpoint_, bindings_, rank(), shards, options_.cast_weights);
+  return std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_, options_.cast_weights);
 }
 
 bool Session::instantiate(eval::ParameterSource& source) {
@@ -135,6 +144,17 @@ bool Session::bind_and_list(const Card& card) {
   interpreter_options.numerics = options_.numerics;
   // Native kernels stand in for op bodies where the policy allows (never under exact).
   interpreter_options.dispatcher = ops::make_cpu_dispatcher();
+  // Across processes, std.nn.parallel's collectives communicate, under every policy.
+  if (processes() > 1) {
+    interpreter_options.dispatcher =
+        std::make_shared<dist::CollectiveDispatcher>(interpreter_options.dispatcher, options_.communicator);
+  }
+  // A `Shards` that does not match the processes is refused before anything
+  // is read (`inspect --parameters` may list one process's part alone).
+  if ((options_.load_weights || processes() > 1) &&
+      !check_process_count(*root_, bound_.model, processes(), diagnostics_)) {
+    return false;
+  }
   interpreter_ = std::make_unique<eval::Interpreter>(*program_, *sources_, interpreter_options);
   if (root_->block == nullptr) return true;  // module-level entries: no instance
   try {
@@ -202,7 +222,7 @@ bool Session::load_plain_program() {
   const Clock::time_point weights_start = Clock::now();
   if (!load_checkpoint()) return false;
   times_.checkpoint = seconds_since(weights_start);
-  source_ = std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_, options_.cast_weights);
+  source_ = make_source();
   return instantiate(*source_);
 }
 
@@ -233,7 +253,10 @@ bool Session::load_checkpoint() {
     }
   }
 
-  std::vector<syntax::Diagnostic> problems = check_parameters(manifest_, *checkpoint_, bindings_, options_.cast_weights);
+  const int64_t shards = bound_shards(bound_.model).value_or(1);
+  std::vector<syntax::Diagnostic> problems =
+      shards > 1 ? check_sharded_parameters(manifest_, *checkpoint_, bindings_, shards, options_.cast_weights)
+                 : check_parameters(manifest_, *checkpoint_, bindings_, options_.cast_weights);
   if (!problems.empty()) {
     for (syntax::Diagnostic& problem : problems) diagnostics_.add(std::move(problem));
     diagnostics_.add(plain_error(std::to_string(problems.size()) + (problems.size() == 1 ? " parameter" : " parameters") +

@@ -200,6 +200,12 @@ std::string describe_load(const Session& session) {
             format_bytes(static_cast<double>(counts.copied_bytes)) + ")";
   }
   text += "\n";
+  if (counts.split > 0) {
+    // Across processes (shards.hpp): this process's part of each split tensor.
+    text += "  process " + std::to_string(session.rank()) + " of " + std::to_string(session.processes()) +
+            ": its part of " + std::to_string(counts.split) + " split tensors (" +
+            format_bytes(static_cast<double>(counts.split_copied_bytes)) + " of them copied out of the mapping)\n";
+  }
   if (const auto& unbound = session.unbound_tensors(); !unbound.empty()) {
     text += "  " + std::to_string(unbound.size()) + " checkpoint tensors not used (" + unbound.front() +
             (unbound.size() > 1 ? ", ..." : "") + ")\n";

@@ -322,7 +322,9 @@ Report validate_card(const ValidateOptions& options) {
   nest::SessionOptions session_options;
   session_options.card = options.card;
   session_options.binds = golden.binds;
+  session_options.binds.insert(session_options.binds.end(), options.binds.begin(), options.binds.end());
   session_options.binds.push_back("T=" + std::string(tensor::dtype_name(options.dtype)));  // the last bind wins
+  session_options.communicator = options.communicator;
   session_options.weights = {options.golden_dir};
   session_options.std_dir = options.std_dir;
   session_options.numerics = options.numerics;

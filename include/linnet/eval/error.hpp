@@ -24,6 +24,7 @@ inline constexpr const char* division_by_zero = "E6002";   // integer `/` or `%`
 inline constexpr const char* parameter_binding = "E6003";  // a parameter missing, or of the wrong shape/dtype
 inline constexpr const char* bad_input = "E6004";          // an entry input that does not fit its parameter
 inline constexpr const char* resource_limit = "E6005";     // a loop or a tensor past the interpreter's limits
+inline constexpr const char* collective = "E6006";         // a collective the processes of a run cannot perform
 
 // The specification's codes for the static rules a run can also break.
 inline constexpr const char* unknown_symbol = "E1201";

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,11 @@ struct LoadCounts {
   size_t widened_bytes = 0;   // bytes of the copies
   size_t copied = 0;          // tensors copied because their bytes were misaligned
   size_t copied_bytes = 0;
+  // Running across processes (shards.hpp): tensors of which this process
+  // binds one part, and the bytes of the parts copied out of the mapping
+  // (a part along a later axis is not contiguous there).
+  size_t split = 0;
+  size_t split_copied_bytes = 0;
 };
 
 class CheckpointParameterSource : public eval::ParameterSource {
@@ -102,11 +108,21 @@ class CheckpointParameterSource : public eval::ParameterSource {
 
   const LoadCounts& counts() const { return counts_; }
 
- private:
+ protected:
+  // `record`'s tensor as `request` asks for it: borrowed from the mapping,
+  // copied when misaligned, widened where loadable_as allows. `record` may
+  // also describe a part of a stored tensor (shards.hpp).
+  tensor::Tensor load(const TensorRecord& record, const eval::ParameterRequest& request);
+
   const Checkpoint& checkpoint_;
   const Bindings& bindings_;
   bool cast_weights_ = false;
   LoadCounts counts_;
 };
+
+// Tells the kernel that these mapped pages will not be read again (a
+// tensor copied or widened out of the mapping), so that the stored form
+// does not also stay resident. Only whole pages inside `bytes` go.
+void release_mapped_pages(std::span<const std::byte> bytes);
 
 }  // namespace linnet::nest

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "linnet/dist/communicator.hpp"
 #include "linnet/eval/interpreter.hpp"
 #include "linnet/nest/bindings.hpp"
 #include "linnet/nest/card.hpp"
@@ -55,6 +56,12 @@ struct SessionOptions {
   bool cast_weights = false;
   // False: stop after listing the parameters (`inspect --parameters`).
   bool load_weights = true;
+  // The processes the card runs across (dist::start_processes' group);
+  // null: this process alone. With N > 1 processes the root needs
+  // `Shards` bound to N (shards.hpp): each process binds its part of the
+  // checkpoint, and std.nn.parallel's collectives communicate. Every
+  // process must make the same calls in the same order.
+  std::shared_ptr<dist::Communicator> communicator;
 };
 
 // An entry call that failed; what() is the rendered diagnostic.
@@ -92,6 +99,9 @@ class Session {
 
   // False for a plain program (SessionOptions::program).
   bool is_card() const { return options_.program.empty(); }
+  // How many processes the card runs across, and this one's rank.
+  int processes() const { return options_.communicator ? options_.communicator->size() : 1; }
+  int rank() const { return options_.communicator ? options_.communicator->rank() : 0; }
   // Whether a checkpoint was loaded (a card's, or a program's --weights).
   bool has_checkpoint() const { return checkpoint_ != nullptr; }
 
@@ -148,6 +158,8 @@ class Session {
   bool bind_and_list(const Card& card);
   bool load_checkpoint();
   bool instantiate(eval::ParameterSource& source);
+  // The checkpoint source: this process's part of it when split (shards.hpp).
+  std::unique_ptr<CheckpointParameterSource> make_source() const;
   // The bound generics of the root and of the entries (for input slots).
   eval::GenericBindings slot_generics() const;
 

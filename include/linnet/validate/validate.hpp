@@ -45,10 +45,12 @@
 // for bit to the reference (the fidelity report).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "linnet/dist/communicator.hpp"
 #include "linnet/eval/dispatch.hpp"
 #include "linnet/tensor/dtype.hpp"
 
@@ -132,6 +134,10 @@ struct ValidateOptions {
   eval::NumericsPolicy numerics = eval::NumericsPolicy::Equivalent;
   bool cast_weights = false;  // round stored floats to T where they are wider (nest::SessionOptions)
   std::optional<Tolerances> tolerances;  // default_tolerances(dtype) when empty
+  // --bind values after the case's own generics (`Shards=2`); T is still `dtype`.
+  std::vector<std::string> binds;
+  // The processes the card runs across (nest::SessionOptions::communicator).
+  std::shared_ptr<dist::Communicator> communicator;
 };
 
 // Runs the checks above. Throws GoldenError when the case cannot be read,
