@@ -26,13 +26,18 @@ const conversations = JSON.parse(fs.readFileSync(path.join(root, 'tests/text/con
 const outDir = path.join(root, 'tests/text/references');
 fs.mkdirSync(outDir, { recursive: true });
 
+// [name, folder]: the fetched families, and the golden cases' own small tokenizers.
 function families() {
-  return fs.readdirSync(fetched).filter((name) => fs.existsSync(path.join(fetched, name, 'tokenizer.json')));
+  const found = fs.existsSync(fetched)
+    ? fs.readdirSync(fetched).filter((name) => fs.existsSync(path.join(fetched, name, 'tokenizer.json')))
+        .map((name) => [name, path.join(fetched, name)])
+    : [];
+  for (const name of ['qwen3-a', 'gptoss-a', 'mistral-a']) found.push([`golden-${name}`, path.join(root, 'golden', name)]);
+  return found;
 }
 
 async function main() {
-  for (const family of families()) {
-    const dir = path.join(fetched, family);
+  for (const [family, dir] of families()) {
     const tokenizer = Tokenizer.fromFile(path.join(dir, 'tokenizer.json'));
     const cases = [];
     for (const text of corpus) {

@@ -9,6 +9,7 @@
 #include "linnet/nest/card.hpp"
 #include "linnet/nest/weights.hpp"
 #include "linnet/syntax/diagnostic.hpp"
+#include "linnet/text/config_json.hpp"
 
 namespace linnet::cli {
 
@@ -30,39 +31,6 @@ std::string special_token(simdjson::dom::element config, const char* key) {
   if (config[key].get(text) == simdjson::SUCCESS) return std::string(text);
   if (config[key]["content"].get(text) == simdjson::SUCCESS) return std::string(text);
   return {};
-}
-
-// tokenizer_config.json files hold integers past 64 bits (a
-// `model_max_length` of 1e30 written out), which simdjson refuses: such a
-// run of digits outside strings gets a ".0" and reads as a double.
-std::string tame_big_integers(std::string_view json) {
-  std::string out;
-  out.reserve(json.size() + 16);
-  bool in_string = false;
-  size_t at = 0;
-  while (at < json.size()) {
-    const char c = json[at];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && at + 1 < json.size()) out += json[++at];
-      else if (c == '"') in_string = false;
-      ++at;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    if (c >= '0' && c <= '9') {
-      size_t end = at;
-      while (end < json.size() && json[end] >= '0' && json[end] <= '9') ++end;
-      out.append(json.substr(at, end - at));
-      const bool fraction_follows = end < json.size() && (json[end] == '.' || json[end] == 'e' || json[end] == 'E');
-      if (end - at > 18 && !fraction_follows) out += ".0";
-      at = end;
-      continue;
-    }
-    out += c;
-    ++at;
-  }
-  return out;
 }
 
 }  // namespace
@@ -121,7 +89,7 @@ std::optional<TextModel> load_text_model(const std::string& directory, std::stri
   simdjson::dom::parser parser;
   if (const auto config_text = read_file(folder / "tokenizer_config.json")) {
     simdjson::dom::element config;
-    const simdjson::padded_string padded(tame_big_integers(*config_text));
+    const simdjson::padded_string padded(text::tame_big_integers(*config_text));
     if (const auto error = parser.parse(padded).get(config); error != simdjson::SUCCESS) {
       why = (folder / "tokenizer_config.json").string() + " is not valid JSON (" + simdjson::error_message(error) + ")";
       return std::nullopt;
@@ -136,7 +104,7 @@ std::optional<TextModel> load_text_model(const std::string& directory, std::stri
   }
   if (const auto generation_text = read_file(folder / "generation_config.json")) {
     simdjson::dom::element generation;
-    const simdjson::padded_string padded(tame_big_integers(*generation_text));
+    const simdjson::padded_string padded(text::tame_big_integers(*generation_text));
     if (parser.parse(padded).get(generation) == simdjson::SUCCESS) {
       int64_t one = 0;
       simdjson::dom::array many;

@@ -4,7 +4,7 @@
 #include <queue>
 
 #include "linnet/text/tokenizer.hpp"
-#include "utf8.hpp"
+#include "linnet/text/utf8.hpp"
 
 namespace linnet::text {
 

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "utf8.hpp"
+#include "linnet/text/utf8.hpp"
 
 namespace linnet::text::byte_level {
 

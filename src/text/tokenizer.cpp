@@ -7,7 +7,7 @@
 #include "byte_level.hpp"
 #include "tokenizer_impl.hpp"
 #include "unicode_forms.hpp"
-#include "utf8.hpp"
+#include "linnet/text/utf8.hpp"
 
 namespace linnet::text {
 

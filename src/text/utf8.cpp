@@ -1,4 +1,4 @@
-#include "utf8.hpp"
+#include "linnet/text/utf8.hpp"
 
 namespace linnet::text::utf8 {
 
