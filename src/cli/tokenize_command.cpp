@@ -18,7 +18,7 @@ struct TokenizeOptions {
   std::string target;
   std::string text;
   std::string decode;
-  std::vector<std::string> weights;
+  std::string weights;  // one checkpoint folder
   bool json = false;
   bool no_special = false;
   bool skip_special = false;
@@ -78,7 +78,8 @@ int run_tokenize(const TokenizeOptions& options) {
     }
   }
   std::string why;
-  const std::optional<std::string> directory = find_tokenizer_directory(options.target, options.weights, why);
+  const std::optional<std::string> directory = find_tokenizer_directory(
+      options.target, options.weights.empty() ? std::vector<std::string>{} : std::vector<std::string>{options.weights}, why);
   if (!directory) {
     std::cerr << "error: " << why << '\n';
     return 1;
