@@ -21,6 +21,20 @@ const modules = path.join(fetched, 'npm/node_modules');
 const { Tokenizer } = require(path.join(modules, 'tokenizers'));
 const { Template } = require(path.join(modules, '@huggingface/jinja'));
 
+// A fixed clock, so that templates that print today's date (GPT-OSS's
+// strftime_now) give stable references; the tests fix theirs the same way.
+const RealDate = Date;
+const fixedTime = '2026-01-01T12:00:00Z';
+global.Date = class extends RealDate {
+  constructor(...args) {
+    if (args.length === 0) super(fixedTime);
+    else super(...args);
+  }
+  static now() {
+    return new RealDate(fixedTime).getTime();
+  }
+};
+
 const corpus = JSON.parse(fs.readFileSync(path.join(root, 'tests/text/corpus.json'), 'utf8'));
 const conversations = JSON.parse(fs.readFileSync(path.join(root, 'tests/text/conversations.json'), 'utf8'));
 const outDir = path.join(root, 'tests/text/references');

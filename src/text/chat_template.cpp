@@ -1,6 +1,6 @@
 // Chat templates rendered as transformers' apply_chat_template does: the
-// variables it passes are `messages`, `add_generation_prompt`, and the
-// tokenizer's special tokens (`bos_token`, `eos_token`).
+// variables it passes are `messages`, `add_generation_prompt`, `tools`
+// when given, and the tokenizer's special tokens (`bos_token`, `eos_token`).
 #include "linnet/text/chat_template.hpp"
 
 #include "linnet/text/jinja.hpp"
@@ -16,6 +16,7 @@ std::string render_chat(const std::string& template_source, std::string_view mes
   context.set("add_generation_prompt", jinja::Value::from(options.add_generation_prompt));
   context.set("bos_token", jinja::Value::from(options.bos_token));
   context.set("eos_token", jinja::Value::from(options.eos_token));
+  if (!options.tools_json.empty()) context.set("tools", jinja::Value::from_json(options.tools_json));
   return jinja::Template(template_source).render(context);
 }
 

@@ -12,6 +12,7 @@ struct ChatOptions {
   bool add_generation_prompt = true;
   std::string bos_token;
   std::string eos_token;
+  std::string tools_json;  // a JSON list of tool definitions, passed as `tools`; empty: none
 };
 
 // The prompt for `messages_json`, a JSON array of {"role", "content"}
