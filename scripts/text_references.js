@@ -40,8 +40,25 @@ const conversations = JSON.parse(fs.readFileSync(path.join(root, 'tests/text/con
 const outDir = path.join(root, 'tests/text/references');
 fs.mkdirSync(outDir, { recursive: true });
 
+// The Metaspace convention (Mistral v0.3's tokenizer.json: no normalizer, a
+// Metaspace pre-tokenizer with prepend_scheme "first", a Metaspace decoder)
+// on the SentencePiece vocabulary of the llama2 package, so that it is
+// checked against the reference too.
+function deriveMetaspace() {
+  const source = path.join(fetched, 'llama2', 'tokenizer.json');
+  if (!fs.existsSync(source)) return;
+  const tokenizer = JSON.parse(fs.readFileSync(source, 'utf8'));
+  tokenizer.normalizer = null;
+  tokenizer.pre_tokenizer = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: false };
+  tokenizer.decoder = { type: 'Sequence', decoders: [
+    { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: false }, { type: 'ByteFallback' }, { type: 'Fuse' }] };
+  fs.mkdirSync(path.join(fetched, 'metaspace'), { recursive: true });
+  fs.writeFileSync(path.join(fetched, 'metaspace', 'tokenizer.json'), JSON.stringify(tokenizer));
+}
+
 // [name, folder]: the fetched families, and the golden cases' own small tokenizers.
 function families() {
+  deriveMetaspace();
   const found = fs.existsSync(fetched)
     ? fs.readdirSync(fetched).filter((name) => fs.existsSync(path.join(fetched, name, 'tokenizer.json')))
         .map((name) => [name, path.join(fetched, name)])

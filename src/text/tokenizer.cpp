@@ -252,10 +252,10 @@ std::vector<std::string> run_decoders(std::vector<std::string> tokens, const std
         }
         break;
       case Kind::Metaspace:
+        // In the first token every replacement character is dropped, not
+        // only a leading one: the reference does so.
         for (size_t i = 0; i < tokens.size(); ++i) {
-          std::string token = replace_all(tokens[i], step.replacement, " ");
-          if (i == 0 && step.prepend && token.starts_with(' ')) token.erase(0, 1);
-          tokens[i] = std::move(token);
+          tokens[i] = replace_all(tokens[i], step.replacement, i == 0 && step.prepend ? "" : " ");
         }
         break;
     }

@@ -78,3 +78,9 @@ TEST_CASE("The golden cases' tokenizers match the reference on the corpus", "[go
     check_references(tokenizer, family);
   }
 }
+
+TEST_CASE("Metaspace (Mistral v0.3's convention) matches the reference on the corpus", "[.fetched]") {
+  // scripts/text_references.js derives it from the llama2 package's vocabulary.
+  REQUIRE(has_fetched("metaspace"));
+  check_family("metaspace");
+}
