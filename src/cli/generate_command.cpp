@@ -2,7 +2,9 @@
 // card's `prefill`, then `decode` one token at a time on the same instance,
 // greedily or sampled (--temperature, --seed). Prints the new token ids on
 // stdout, one line, space-separated; a progress line goes to stderr when
-// it is a terminal.
+// it is a terminal. With `--prompt TEXT` or `--chat MESSAGE` the prompt is
+// text (generate_text.hpp) and the new tokens stream out as text, stopping
+// at the tokenizer's end-of-sequence ids.
 //
 // Exit status: 0 success; 1 a problem with the card, the weights, the
 // prompt, or the run; 2 a bad command line.
@@ -15,7 +17,9 @@
 #include "command.hpp"
 #include "linnet/nest/generate.hpp"
 #include "linnet/nest/summary.hpp"
+#include "generate_text.hpp"
 #include "run_support.hpp"
+#include "text_stream.hpp"
 
 namespace linnet::cli {
 
@@ -24,6 +28,9 @@ namespace {
 struct GenerateCommandOptions {
   std::string card;
   std::string tokens;
+  std::string prompt;  // --prompt TEXT
+  std::string chat;    // --chat MESSAGE or a JSON list of messages
+  bool ignore_eos = false;
   int64_t max_new = 16;
   double temperature = 0;
   uint64_t seed = 0;
@@ -58,10 +65,24 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
   if (int status = check_card_path(options.card); status != 0) return status;
   if (int status = check_bind_arguments(options.binds); status != 0) return status;
   if (int status = check_output_path(options.out); status != 0) return status;
-  const std::optional<std::vector<int32_t>> prompt = parse_tokens(options.tokens);
-  if (!prompt || prompt->empty()) {
-    std::cerr << "error: --tokens `" << options.tokens << "` is not a list of token ids such as 1,2,3\n";
+  const int prompt_kinds = !options.tokens.empty() + !options.prompt.empty() + !options.chat.empty();
+  if (prompt_kinds != 1) {
+    std::cerr << "error: give the prompt as one of --tokens IDS, --prompt TEXT or --chat MESSAGE\n";
     return 2;
+  }
+  std::optional<TextModel> text_model;
+  std::optional<std::vector<int32_t>> prompt;
+  if (!options.tokens.empty()) {
+    prompt = parse_tokens(options.tokens);
+    if (!prompt || prompt->empty()) {
+      std::cerr << "error: --tokens `" << options.tokens << "` is not a list of token ids such as 1,2,3\n";
+      return 2;
+    }
+  } else {
+    text_model = load_card_text_model(options.card, options.weights);
+    if (!text_model) return 1;
+    prompt = text_prompt(*text_model, options.prompt, options.chat);
+    if (!prompt) return 1;
   }
   if (options.max_new < 1) {
     std::cerr << "error: --max-new must be at least 1\n";
@@ -85,7 +106,14 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
   generate.temperature = options.temperature;
   generate.seed = options.seed;
   if (options.eos >= 0) generate.eos = options.eos;
-  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  std::optional<TextStream> stream;
+  if (text_model) {
+    if (!options.ignore_eos) generate.stop_tokens = text_model->eos_ids;
+    stream.emplace(text_model->tokenizer, stdout);
+    generate.on_new_token = [&stream](int32_t token) { stream->push(token); };
+  }
+  // The progress line would tangle with streamed text.
+  const bool terminal = ::isatty(STDERR_FILENO) == 1 && !stream;
   if (terminal) {
     generate.on_token = [](int64_t produced, int64_t total) {
       std::fprintf(stderr, "\rgenerating: %lld/%lld tokens", static_cast<long long>(produced),
@@ -104,12 +132,21 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
     if (terminal) std::cerr << '\n';
     std::cerr << failure.what();
     return 1;
+  } catch (const text::TokenizerError& failure) {
+    std::cerr << "\nerror: " << failure.what() << '\n';
+    return 1;
   }
   if (terminal) std::cerr << '\n';
 
-  std::string line;
-  for (int32_t token : result.tokens) line += (line.empty() ? "" : " ") + std::to_string(token);
-  std::cout << line << '\n';
+  if (stream) {
+    stream->finish();
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+  } else {
+    std::string line;
+    for (int32_t token : result.tokens) line += (line.empty() ? "" : " ") + std::to_string(token);
+    std::cout << line << '\n';
+  }
 
   if (!options.out.empty()) {
     const int64_t count = static_cast<int64_t>(result.tokens.size());
@@ -137,7 +174,13 @@ void add_generate_command(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand(
       "generate", "generate tokens with a nest card: prefill the prompt, then decode one token at a time");
   command->add_option("card", options->card, "the card directory (holding nest.toml)")->required();
-  command->add_option("--tokens", options->tokens, "the prompt's token ids, e.g. 1,2,3")->required();
+  command->add_option("--tokens", options->tokens, "the prompt's token ids, e.g. 1,2,3");
+  command->add_option("--prompt", options->prompt,
+                      "the prompt as text, encoded with the checkpoint's tokenizer.json; the output streams as text");
+  command->add_option("--chat", options->chat,
+                      "a user message (or a JSON list of {role, content}) rendered with the chat template");
+  command->add_flag("--ignore-eos", options->ignore_eos,
+                    "with --prompt/--chat: do not stop at the tokenizer's end-of-sequence ids");
   command->add_option("--max-new", options->max_new, "how many tokens to generate (default 16)");
   command->add_option("--temperature", options->temperature, "0 (default) for greedy, else sample at this temperature");
   command->add_option("--seed", options->seed, "the sampling seed (default 0)");

@@ -27,6 +27,7 @@ int run_command(int argc, char** argv, linnet::cli::CommandContext& context) {
   linnet::cli::add_generate_command(app, context);
   linnet::cli::add_explain_command(app, context);
   linnet::cli::add_validate_command(app, context);
+  linnet::cli::add_tokenize_command(app, context);
 
   try {
     app.parse(argc, argv);

@@ -18,6 +18,7 @@
 #include "linnet/nest/script.hpp"
 #include "linnet/nest/session.hpp"
 #include "linnet/nest/summary.hpp"
+#include "generate_text.hpp"
 #include "run_support.hpp"
 
 namespace linnet::cli {
@@ -101,6 +102,11 @@ int run_run(const RunOptions& options, const CommandContext& context) {
       return 2;
     }
     inputs.emplace_back(text.substr(0, equals), text.substr(equals + 1));
+  }
+  // NAME=text:... becomes the text's token ids under the card's tokenizer.
+  if (int status = encode_text_inputs(inputs, target == RunTarget::Card ? options.card : "", options.weights);
+      status != 0) {
+    return status;
   }
 
   nest::SessionOptions load_options =

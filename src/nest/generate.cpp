@@ -1,6 +1,8 @@
 // Prefill, then decode token by token, choosing tokens on the host.
 #include "linnet/nest/generate.hpp"
 
+#include <algorithm>
+
 #include <chrono>
 
 #include "linnet/nest/summary.hpp"
@@ -103,7 +105,12 @@ GenerateResult generate(Session& session, const GenerateOptions& options) {
     }
     result.tokens.push_back(choose(logits, options, keys, step));
     if (options.on_token) options.on_token(step + 1, options.max_new);
+    if (options.on_new_token) options.on_new_token(result.tokens.back());
     if (options.eos && result.tokens.back() == *options.eos) break;
+    if (std::find(options.stop_tokens.begin(), options.stop_tokens.end(), result.tokens.back()) !=
+        options.stop_tokens.end()) {
+      break;
+    }
   }
   return result;
 }

@@ -23,6 +23,9 @@ struct GenerateOptions {
   double temperature = 0;        // 0: greedy
   uint64_t seed = 0;
   std::optional<int32_t> eos;    // stop after producing this token
+  std::vector<int32_t> stop_tokens;  // also stop after any of these (a tokenizer's end-of-sequence ids)
+  // Called with each new token as it is chosen (streaming its text).
+  std::function<void(int32_t token)> on_new_token;
   // Called after each new token (for a progress line).
   std::function<void(int64_t produced, int64_t total)> on_token;
 };

@@ -1,0 +1,138 @@
+// `linnet tokenize DIR|CARD TEXT`: the ids and pieces of TEXT under the
+// tokenizer.json of a folder or of a card's checkpoint; `--json` prints
+// {"ids": [...], "pieces": [...]}; `--decode 1,2,3` prints the text of ids.
+//
+// Exit status: 0 success; 1 no usable tokenizer, or text/ids it refuses;
+// 2 a bad command line.
+#include <charconv>
+#include <iostream>
+
+#include "command.hpp"
+#include "text_support.hpp"
+
+namespace linnet::cli {
+
+namespace {
+
+struct TokenizeOptions {
+  std::string target;
+  std::string text;
+  std::string decode;
+  std::string weights;  // one checkpoint folder
+  bool json = false;
+  bool no_special = false;
+  bool skip_special = false;
+};
+
+std::string json_string(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (byte < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::optional<std::vector<int32_t>> parse_ids(const std::string& text) {
+  std::vector<int32_t> ids;
+  const char* at = text.data();
+  const char* end = at + text.size();
+  while (at < end) {
+    while (at < end && (*at == ',' || *at == ' ' || *at == '[' || *at == ']')) ++at;
+    if (at == end) break;
+    int32_t id = 0;
+    const auto [next, error] = std::from_chars(at, end, id);
+    if (error != std::errc() || id < 0) return std::nullopt;
+    ids.push_back(id);
+    at = next;
+  }
+  return ids;
+}
+
+int run_tokenize(const TokenizeOptions& options) {
+  const bool decoding = !options.decode.empty();
+  if (decoding == !options.text.empty() && !(decoding && options.text.empty())) {
+    std::cerr << "error: give either TEXT or --decode IDS\n";
+    return 2;
+  }
+  std::optional<std::vector<int32_t>> ids;
+  if (decoding) {
+    ids = parse_ids(options.decode);
+    if (!ids) {
+      std::cerr << "error: --decode `" << options.decode << "` is not a list of token ids such as 1,2,3\n";
+      return 2;
+    }
+  }
+  std::string why;
+  const std::optional<std::string> directory = find_tokenizer_directory(
+      options.target, options.weights.empty() ? std::vector<std::string>{} : std::vector<std::string>{options.weights}, why);
+  if (!directory) {
+    std::cerr << "error: " << why << '\n';
+    return 1;
+  }
+  const std::optional<TextModel> model = load_text_model(*directory, why);
+  if (!model) {
+    std::cerr << "error: " << why << '\n';
+    return 1;
+  }
+  try {
+    if (decoding) {
+      const std::string text = model->tokenizer.decode(*ids, options.skip_special);
+      if (options.json) {
+        std::cout << "{\"text\": " << json_string(text) << "}\n";
+      } else {
+        std::cout << text << '\n';
+      }
+      return 0;
+    }
+    ids = model->tokenizer.encode(options.text, !options.no_special);
+  } catch (const text::TokenizerError& failure) {
+    std::cerr << "error: " << failure.what() << '\n';
+    return 1;
+  }
+  if (options.json) {
+    std::string line = "{\"ids\": [";
+    for (size_t i = 0; i < ids->size(); ++i) line += (i ? ", " : "") + std::to_string((*ids)[i]);
+    line += "], \"pieces\": [";
+    for (size_t i = 0; i < ids->size(); ++i) {
+      line += (i ? ", " : "") + json_string(model->tokenizer.piece((*ids)[i]).value_or(""));
+    }
+    std::cout << line << "]}\n";
+    return 0;
+  }
+  for (int32_t id : *ids) std::cout << id << '\t' << model->tokenizer.piece(id).value_or("") << '\n';
+  return 0;
+}
+
+}  // namespace
+
+void add_tokenize_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<TokenizeOptions>();
+  CLI::App* command = app.add_subcommand(
+      "tokenize", "text to token ids and pieces with a model's tokenizer.json (or ids back to text with --decode)");
+  command->add_option("target", options->target, "a folder holding tokenizer.json, the file itself, or a card")
+      ->required();
+  command->add_option("text", options->text, "the text to encode");
+  command->add_option("--decode", options->decode, "decode these ids (e.g. 1,2,3) instead of encoding text");
+  command->add_option("--weights", options->weights, "for a card: the checkpoint folder (default: the HF cache)");
+  command->add_flag("--json", options->json, "print {\"ids\": [...], \"pieces\": [...]} (or {\"text\": ...})");
+  command->add_flag("--no-special", options->no_special, "do not add the post-processor's special tokens (BOS)");
+  command->add_flag("--skip-special", options->skip_special, "with --decode: leave special tokens out of the text");
+  command->callback([options, &context] { context.exit_code = run_tokenize(*options); });
+}
+
+}  // namespace linnet::cli
