@@ -18,6 +18,7 @@
 #include "linnet/nest/script.hpp"
 #include "linnet/nest/session.hpp"
 #include "linnet/nest/summary.hpp"
+#include "device_option.hpp"
 #include "run_support.hpp"
 
 namespace linnet::cli {
@@ -36,6 +37,7 @@ struct RunOptions {
   std::string script;
   std::string out;
   std::string numerics = "exact";
+  std::string device = "cpu";
   bool stats = false;
 };
 
@@ -110,6 +112,9 @@ int run_run(const RunOptions& options, const CommandContext& context) {
     load_options.root = options.root;
   }
   load_options.seed = options.seed;
+  const std::optional<nest::Device> device = usable_device(options.device);
+  if (!device) return 1;
+  load_options.device = *device;
   nest::Session session(load_options);
   if (!load_session(session)) return 1;
 
@@ -178,7 +183,7 @@ int run_run(const RunOptions& options, const CommandContext& context) {
     std::cout << "wrote " << outputs.size() << (outputs.size() == 1 ? " array" : " arrays") << " to " << options.out
               << '\n';
   }
-  if (options.stats) std::cout << describe_stats(session, call_seconds);
+  if (options.stats) std::cout << describe_stats(session, call_seconds) << describe_transfers(*device);
   return 0;
 }
 
@@ -198,6 +203,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   command->add_option("--root", options->root,
                       "plain programs: the block whose entry runs (default: a module-level entry)");
   add_model_options(*command, options->binds, options->weights, options->numerics);
+  add_device_option(*command, options->device);
   command->add_option("--input", options->inputs,
                       "an entry input, NAME=VALUE: a number, nested lists like [[1,2,3]], @FILE.npy, or `random`; "
                       "repeatable")

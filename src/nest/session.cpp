@@ -134,7 +134,12 @@ bool Session::bind_and_list(const Card& card) {
   eval::Options interpreter_options;
   interpreter_options.numerics = options_.numerics;
   // Native kernels stand in for op bodies where the policy allows (never under exact).
-  interpreter_options.dispatcher = ops::make_cpu_dispatcher();
+  try {
+    interpreter_options.dispatcher = options_.dispatcher ? options_.dispatcher : make_dispatcher(options_.device);
+  } catch (const DeviceUnavailable& error) {
+    diagnostics_.error(eval::codes::resource_limit, error.what(), syntax::Span{});
+    return false;
+  }
   interpreter_ = std::make_unique<eval::Interpreter>(*program_, *sources_, interpreter_options);
   if (root_->block == nullptr) return true;  // module-level entries: no instance
   try {

@@ -25,6 +25,7 @@
 #include "linnet/nest/bindings.hpp"
 #include "linnet/nest/card.hpp"
 #include "linnet/nest/checkpoint.hpp"
+#include "linnet/nest/device.hpp"
 #include "linnet/nest/generics.hpp"
 #include "linnet/nest/inputs.hpp"
 #include "linnet/nest/weights.hpp"
@@ -48,6 +49,12 @@ struct SessionOptions {
   std::vector<std::string> weights;   // --weights paths; empty: the Hugging Face cache
   std::string std_dir;                // the standard library
   eval::NumericsPolicy numerics = eval::NumericsPolicy::Exact;
+  // Where native ops run (device.hpp); loading fails with a diagnostic when
+  // the device cannot be used here.
+  Device device = Device::Cpu;
+  // When set, used instead of `device`'s dispatcher (tests install one over
+  // a stand-in device).
+  std::shared_ptr<eval::OpDispatcher> dispatcher;
   // False: stop after listing the parameters (`inspect --parameters`).
   bool load_weights = true;
 };

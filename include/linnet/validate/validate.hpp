@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "linnet/eval/dispatch.hpp"
+#include "linnet/nest/device.hpp"
 #include "linnet/tensor/dtype.hpp"
 
 namespace linnet::validate {
@@ -87,6 +88,7 @@ struct ValidateOptions {
   std::string std_dir;     // the standard library
   tensor::DType dtype = tensor::DType::F32;  // bound as T: F32 or BF16
   eval::NumericsPolicy numerics = eval::NumericsPolicy::Exact;
+  nest::Device device = nest::Device::Cpu;  // where native ops run
   std::optional<Tolerances> tolerances;  // default_tolerances(dtype) when empty
 };
 
