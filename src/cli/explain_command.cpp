@@ -21,6 +21,7 @@
 #include "linnet/nest/generics.hpp"
 #include "linnet/ops/explain.hpp"
 #include "linnet/ops/op_table.hpp"
+#include "device_option.hpp"
 
 namespace linnet::cli {
 
@@ -34,6 +35,7 @@ struct ExplainOptions {
   std::string root;
   std::vector<std::string> binds;
   std::string numerics = "exact";
+  std::string device = "cpu";
 };
 
 eval::NumericsPolicy policy_named(const std::string& name) {
@@ -85,8 +87,11 @@ std::optional<LoadedSources> load(const std::string& target, const CommandContex
   return loaded;
 }
 
-int print_explanation(ops::ExplainRequest request, const std::string& numerics) {
-  const std::shared_ptr<const ops::OpTable> table = ops::cpu_op_table();
+int print_explanation(ops::ExplainRequest request, const std::string& numerics, const std::string& device_name) {
+  // The device's table answers from its registrations: no GPU is needed.
+  const std::optional<nest::Device> device = usable_device(device_name, /*need_hardware=*/false);
+  if (!device) return 1;
+  const std::shared_ptr<const ops::OpTable> table = nest::op_table_for(*device);
   request.table = table.get();
   request.policy = policy_named(numerics);
   std::cout << ops::render_explanation(ops::explain_entry(request));
@@ -144,7 +149,7 @@ int explain_card(const ExplainOptions& options, const CommandContext& context) {
       request.generics[given->first] = given->second;
     }
   }
-  return print_explanation(std::move(request), options.numerics);
+  return print_explanation(std::move(request), options.numerics, options.device);
 }
 
 int explain_file(const ExplainOptions& options, const CommandContext& context) {
@@ -206,7 +211,7 @@ int explain_file(const ExplainOptions& options, const CommandContext& context) {
     }
     request.generics[bind.name] = *value;
   }
-  return print_explanation(std::move(request), options.numerics);
+  return print_explanation(std::move(request), options.numerics, options.device);
 }
 
 int run_explain(const ExplainOptions& options, const CommandContext& context) {
@@ -233,6 +238,7 @@ void add_explain_command(CLI::App& app, CommandContext& context) {
       ->allow_extra_args(false);
   command->add_option("--numerics", options->numerics, "exact (default), equivalent or fast")
       ->check(CLI::IsMember({"exact", "equivalent", "fast"}));
+  add_device_option(*command, options->device);
   command->callback([options, &context]() { context.exit_code = run_explain(*options, context); });
 }
 

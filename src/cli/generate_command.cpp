@@ -18,6 +18,7 @@
 #include "linnet/nest/generate.hpp"
 #include "linnet/nest/summary.hpp"
 #include "generate_text.hpp"
+#include "device_option.hpp"
 #include "run_support.hpp"
 #include "text_stream.hpp"
 
@@ -39,6 +40,7 @@ struct GenerateCommandOptions {
   std::vector<std::string> weights;
   std::string numerics = "equivalent";
   bool cast_weights = false;
+  std::string device = "cpu";
   std::string out;
   bool stats = false;
 };
@@ -93,9 +95,12 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
     return 2;
   }
 
+  const std::optional<nest::Device> device = usable_device(options.device);
+  if (!device) return 1;
   nest::SessionOptions load_options =
       session_options(options.card, options.binds, options.weights, options.numerics, context);
   load_options.cast_weights = options.cast_weights;
+  load_options.device = *device;
   nest::Session session(load_options);
   if (!load_session(session)) return 1;
   std::cerr << nest::describe_load(session);
@@ -162,7 +167,7 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
       calls.emplace_back("decode (mean of " + std::to_string(result.step_seconds.size()) + ")",
                          decode_total / static_cast<double>(result.step_seconds.size()));
     }
-    std::cerr << describe_stats(session, calls);
+    std::cerr << describe_stats(session, calls) << describe_transfers(*device);
   }
   return 0;
 }
@@ -187,6 +192,7 @@ void add_generate_command(CLI::App& app, CommandContext& context) {
   command->add_option("--eos", options->eos, "stop after generating this token id")
       ->check(CLI::NonNegativeNumber);
   add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
+  add_device_option(*command, options->device);
   command->add_option("--out", options->out, "also write the tokens to FILE.npz (as `tokens`) or FILE.npy");
   command->add_flag("--stats", options->stats, "report load time, time per call and peak memory");
   command->callback([options, &context] { context.exit_code = run_generate(*options, context); });

@@ -19,6 +19,7 @@
 #include "linnet/nest/session.hpp"
 #include "linnet/nest/summary.hpp"
 #include "generate_text.hpp"
+#include "device_option.hpp"
 #include "run_support.hpp"
 
 namespace linnet::cli {
@@ -38,6 +39,7 @@ struct RunOptions {
   std::string out;
   std::string numerics = "equivalent";
   bool cast_weights = false;
+  std::string device = "cpu";
   bool stats = false;
 };
 
@@ -118,6 +120,9 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   }
   load_options.seed = options.seed;
   load_options.cast_weights = options.cast_weights;
+  const std::optional<nest::Device> device = usable_device(options.device);
+  if (!device) return 1;
+  load_options.device = *device;
   nest::Session session(load_options);
   if (!load_session(session)) return 1;
 
@@ -186,7 +191,7 @@ int run_run(const RunOptions& options, const CommandContext& context) {
     std::cout << "wrote " << outputs.size() << (outputs.size() == 1 ? " array" : " arrays") << " to " << options.out
               << '\n';
   }
-  if (options.stats) std::cout << describe_stats(session, call_seconds);
+  if (options.stats) std::cout << describe_stats(session, call_seconds) << describe_transfers(*device);
   return 0;
 }
 
@@ -206,6 +211,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   command->add_option("--root", options->root,
                       "plain programs: the block whose entry runs (default: a module-level entry)");
   add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
+  add_device_option(*command, options->device);
   command->add_option("--input", options->inputs,
                       "an entry input, NAME=VALUE: a number, nested lists like [[1,2,3]], @FILE.npy, or `random`; "
                       "repeatable")

@@ -14,6 +14,7 @@
 #include "linnet/validate/mxfp4.hpp"
 #include "linnet/validate/report.hpp"
 #include "linnet/validate/validate.hpp"
+#include "device_option.hpp"
 #include "run_support.hpp"
 
 namespace linnet::cli {
@@ -26,6 +27,7 @@ struct ValidateCommandOptions {
   std::string dtype = "f32";
   std::string numerics = "equivalent";
   bool cast_weights = false;
+  std::string device = "cpu";
   bool json = false;
   bool markdown = false;
   std::optional<double> max_abs;
@@ -49,6 +51,10 @@ int run_mxfp4(const ValidateCommandOptions& options, const CommandContext& conte
     std::cerr << "error: --mxfp4 takes the golden case directory alone; drop the other arguments\n";
     return 2;
   }
+  if (options.device != "cpu") {
+    std::cerr << "error: --mxfp4 checks the dequantizer's body and its CPU kernel; --device does not apply\n";
+    return 2;
+  }
   if (int status = check_golden_path(options.mxfp4); status != 0) return status;
   const validate::Mxfp4Report report = validate::validate_mxfp4(options.mxfp4, context.std_dir);
   std::cout << (options.json       ? validate::render_json(report)
@@ -69,7 +75,10 @@ int run_card(const ValidateCommandOptions& options, const CommandContext& contex
   if (int status = check_card_path(options.paths[0]); status != 0) return status;
   if (int status = check_golden_path(options.paths[1]); status != 0) return status;
 
+  const std::optional<nest::Device> device = usable_device(options.device);
+  if (!device) return 1;
   validate::ValidateOptions validate_options;
+  validate_options.device = *device;
   validate_options.card = options.paths[0];
   validate_options.golden_dir = options.paths[1];
   validate_options.std_dir = context.std_dir;
@@ -141,6 +150,7 @@ void add_validate_command(CLI::App& app, CommandContext& context) {
   command->add_option("--bind", options->binds,
                       "a generic's value over the case's own, NAME=VALUE (Shards=N under mpirun -np N); repeatable")
       ->allow_extra_args(false);
+  add_device_option(*command, options->device);
   command->add_flag("--json", options->json, "print one JSON object");
   command->add_flag("--markdown", options->markdown, "print a Markdown table, as in the cards' READMEs");
   command->add_option("--max-abs", options->max_abs, "largest max abs logit difference allowed (f32 default 1e-4; bf16 default 1.5x the golden's "

@@ -143,7 +143,12 @@ bool Session::bind_and_list(const Card& card) {
   eval::Options interpreter_options;
   interpreter_options.numerics = options_.numerics;
   // Native kernels stand in for op bodies where the policy allows (never under exact).
-  interpreter_options.dispatcher = ops::make_cpu_dispatcher();
+  try {
+    interpreter_options.dispatcher = options_.dispatcher ? options_.dispatcher : make_dispatcher(options_.device);
+  } catch (const DeviceUnavailable& error) {
+    diagnostics_.error(eval::codes::resource_limit, error.what(), syntax::Span{});
+    return false;
+  }
   // Across processes, std.nn.parallel's collectives communicate, under every policy.
   if (processes() > 1) {
     interpreter_options.dispatcher =

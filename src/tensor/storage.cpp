@@ -7,10 +7,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <string>
 
 #include "linnet/tensor/allocator.hpp"
+#include "linnet/tensor/device.hpp"
 #include "linnet/tensor/error.hpp"
 
 namespace linnet::tensor {
@@ -58,6 +60,21 @@ size_t current_bytes() { return g_current_bytes.load(); }
 size_t peak_bytes() { return g_peak_bytes.load(); }
 void reset_peak_bytes() { g_peak_bytes.store(g_current_bytes.load()); }
 
+// The device side of a Storage. `host_current` is false only while a device
+// result has not been read on the host; `device_current` is false after a
+// host write until the next upload.
+struct Storage::DeviceCopy {
+  std::shared_ptr<DeviceBackend> backend;
+  void* memory = nullptr;
+  bool device_current = false;
+  bool host_current = true;
+  std::mutex mutex;  // host_data_from_device may run from several readers
+
+  ~DeviceCopy() {
+    if (memory) backend->release(memory);
+  }
+};
+
 Storage::Storage(std::byte* data, size_t bytes, bool owned, std::shared_ptr<const void> keep_alive)
     : data_(data), bytes_(bytes), owned_(owned), keep_alive_(std::move(keep_alive)) {}
 
@@ -87,16 +104,76 @@ std::shared_ptr<Storage> Storage::borrow(const void* data, size_t bytes, std::sh
   return std::shared_ptr<Storage>(new Storage(bytes_pointer, bytes, false, std::move(keep_alive)));
 }
 
+std::shared_ptr<Storage> Storage::on_device(std::shared_ptr<DeviceBackend> backend, size_t bytes) {
+  if (!backend) throw TensorError(ErrorKind::InvalidArgument, "device storage without a backend");
+  std::shared_ptr<Storage> storage(new Storage(nullptr, bytes, true, nullptr));
+  storage->device_ = std::make_unique<DeviceCopy>();
+  storage->device_->backend = std::move(backend);
+  storage->device_->memory = storage->device_->backend->allocate(bytes);
+  storage->device_->device_current = true;
+  storage->device_->host_current = false;
+  return storage;
+}
+
 Storage::~Storage() {
-  if (owned_) {
+  if (owned_ && data_) {
     std::free(data_);
     count_release(bytes_);
   }
 }
 
-std::byte* Storage::mutable_data() {
-  if (!owned_) throw TensorError(ErrorKind::ReadOnly, "cannot write into borrowed (read-only) tensor storage");
+const std::byte* Storage::host_data_from_device() const {
+  std::lock_guard lock(device_->mutex);
+  if (!device_->host_current) {
+    if (!data_) {
+      data_ = allocate_aligned(bytes_);
+      count_allocation(bytes_);
+    }
+    device_->backend->copy_to_host(data_, device_->memory, bytes_);
+    device_->host_current = true;
+  }
   return data_;
 }
+
+std::byte* Storage::mutable_data() {
+  if (!owned_) throw TensorError(ErrorKind::ReadOnly, "cannot write into borrowed (read-only) tensor storage");
+  if (device_) {
+    std::byte* host = const_cast<std::byte*>(host_data_from_device());
+    std::lock_guard lock(device_->mutex);
+    device_->device_current = false;  // the host is about to change the bytes
+    return host;
+  }
+  return data_;
+}
+
+const void* Storage::device_data(const std::shared_ptr<DeviceBackend>& backend) {
+  if (!backend) throw TensorError(ErrorKind::InvalidArgument, "device_data without a backend");
+  if (!device_) {
+    device_ = std::make_unique<DeviceCopy>();
+    device_->backend = backend;
+  } else if (device_->backend != backend) {
+    throw TensorError(ErrorKind::InvalidArgument,
+                      "tensor storage lives on device backend " + device_->backend->name() + ", not " + backend->name());
+  }
+  std::lock_guard lock(device_->mutex);
+  if (!device_->device_current) {
+    if (!device_->memory) device_->memory = backend->allocate(bytes_);
+    backend->copy_to_device(device_->memory, data_, bytes_);
+    device_->device_current = true;
+  }
+  return device_->memory;
+}
+
+void* Storage::device_mutable_data(const std::shared_ptr<DeviceBackend>& backend) {
+  if (!owned_) throw TensorError(ErrorKind::ReadOnly, "cannot write into borrowed (read-only) tensor storage");
+  void* memory = const_cast<void*>(device_data(backend));
+  std::lock_guard lock(device_->mutex);
+  device_->host_current = false;
+  return memory;
+}
+
+bool Storage::device_current() const { return device_ && device_->device_current; }
+const DeviceBackend* Storage::device_backend() const { return device_ ? device_->backend.get() : nullptr; }
+bool Storage::host_current() const { return !device_ || device_->host_current; }
 
 }  // namespace linnet::tensor

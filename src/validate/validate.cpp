@@ -329,6 +329,7 @@ Report validate_card(const ValidateOptions& options) {
   session_options.std_dir = options.std_dir;
   session_options.numerics = options.numerics;
   session_options.cast_weights = options.cast_weights;
+  session_options.device = options.device;
   nest::Session session(session_options);
   if (!session.load()) {
     throw GoldenError("the card `" + options.card + "` did not load on " + options.golden_dir + ":\n" +

@@ -26,6 +26,7 @@
 #include "linnet/nest/bindings.hpp"
 #include "linnet/nest/card.hpp"
 #include "linnet/nest/checkpoint.hpp"
+#include "linnet/nest/device.hpp"
 #include "linnet/nest/generics.hpp"
 #include "linnet/nest/inputs.hpp"
 #include "linnet/nest/weights.hpp"
@@ -54,6 +55,12 @@ struct SessionOptions {
   // Round checkpoint floats to the declared dtype where they are stored
   // wider (an f32 checkpoint at T = bf16); without it that is an error.
   bool cast_weights = false;
+  // Where native ops run (device.hpp); loading fails with a diagnostic when
+  // the device cannot be used here.
+  Device device = Device::Cpu;
+  // When set, used instead of `device`'s dispatcher (tests install one over
+  // a stand-in device).
+  std::shared_ptr<eval::OpDispatcher> dispatcher;
   // False: stop after listing the parameters (`inspect --parameters`).
   bool load_weights = true;
   // The processes the card runs across (dist::start_processes' group);

@@ -2,12 +2,23 @@
 // (64-byte aligned, counted by the allocator) or borrows them from someone
 // else (for example a memory-mapped checkpoint), keeping that owner alive
 // through a shared_ptr. Borrowed storage is read-only.
+//
+// Storage may also hold a copy of its bytes in device memory (device.hpp):
+// a device kernel's result lives only there until the host reads it, and a
+// weight gets a device copy beside its host bytes the first time a device
+// kernel reads it. The host accessors keep the two consistent: data() copies
+// device bytes to the host when the host copy is stale, mutable_data() also
+// marks the device copy stale. Storage that never met a device pays one
+// pointer test in data(). Device copies are made and read from the thread
+// that runs the interpreter, never inside a parallel kernel.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 
 namespace linnet::tensor {
+
+class DeviceBackend;
 
 class Storage {
  public:
@@ -19,6 +30,9 @@ class Storage {
   static std::shared_ptr<Storage> allocate_zeroed(size_t bytes);
   // External memory: `data` stays valid as long as `keep_alive` does.
   static std::shared_ptr<Storage> borrow(const void* data, size_t bytes, std::shared_ptr<const void> keep_alive);
+  // Owned memory of `bytes` bytes on `backend`'s device, uninitialised; the
+  // host copy is made on the first host access.
+  static std::shared_ptr<Storage> on_device(std::shared_ptr<DeviceBackend> backend, size_t bytes);
 
   ~Storage();
   Storage(const Storage&) = delete;
@@ -27,17 +41,39 @@ class Storage {
   size_t bytes() const { return bytes_; }
   bool owned() const { return owned_; }
   bool writable() const { return owned_; }
-  const std::byte* data() const { return data_; }
+  const std::byte* data() const {
+    if (device_) [[unlikely]] return host_data_from_device();
+    return data_;
+  }
   // Throws TensorError(ReadOnly) for borrowed storage.
   std::byte* mutable_data();
 
- private:
-  Storage(std::byte* data, size_t bytes, bool owned, std::shared_ptr<const void> keep_alive);
+  // --- Device copy ------------------------------------------------------------
 
-  std::byte* data_;
+  // The device copy for reading, uploaded (one counted copy) when there is
+  // none or it is stale. Throws TensorError(InvalidArgument) when the copy
+  // lives on another backend.
+  const void* device_data(const std::shared_ptr<DeviceBackend>& backend);
+  // The device copy for writing on the device; the host copy becomes stale.
+  // Throws TensorError(ReadOnly) for borrowed storage.
+  void* device_mutable_data(const std::shared_ptr<DeviceBackend>& backend);
+  // Whether a current device copy exists, and on which backend (null: none).
+  bool device_current() const;
+  const DeviceBackend* device_backend() const;
+  // Whether the host bytes are current (false only for device results not yet read).
+  bool host_current() const;
+
+ private:
+  struct DeviceCopy;
+  Storage(std::byte* data, size_t bytes, bool owned, std::shared_ptr<const void> keep_alive);
+  const std::byte* host_data_from_device() const;
+
+  // Mutable: the host copy of device storage is made on first read.
+  mutable std::byte* data_;
   size_t bytes_;
   bool owned_;
   std::shared_ptr<const void> keep_alive_;
+  std::unique_ptr<DeviceCopy> device_;  // null unless a device ever held these bytes
 };
 
 }  // namespace linnet::tensor

@@ -52,6 +52,7 @@
 
 #include "linnet/dist/communicator.hpp"
 #include "linnet/eval/dispatch.hpp"
+#include "linnet/nest/device.hpp"
 #include "linnet/tensor/dtype.hpp"
 
 namespace linnet::validate {
@@ -133,6 +134,7 @@ struct ValidateOptions {
   // with f32 sums, rounding where the op bodies round.
   eval::NumericsPolicy numerics = eval::NumericsPolicy::Equivalent;
   bool cast_weights = false;  // round stored floats to T where they are wider (nest::SessionOptions)
+  nest::Device device = nest::Device::Cpu;  // where native ops run
   std::optional<Tolerances> tolerances;  // default_tolerances(dtype) when empty
   // --bind values after the case's own generics (`Shards=2`); T is still `dtype`.
   std::vector<std::string> binds;

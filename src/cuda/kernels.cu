@@ -1,0 +1,297 @@
+// The CUDA kernels of the row ops (norms, softmax, argmax), embedding, rope
+// and the bias of `linear`. One file, so that nvcc runs once.
+//
+// Rounding: products and sums whose rounding the CPU kernels repeat bit for
+// bit (rope, the norms' final scalings, the bias) use the _rn intrinsics so
+// that nvcc cannot contract them into fused multiply-adds. Row sums run in a
+// fixed order (each thread a strided slice, then a fixed tree), so results
+// do not vary between runs; they may differ from the CPU's sum order in the
+// last bits of f32, which `equivalent` allows.
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "context.hpp"
+#include "launch.hpp"
+
+namespace linnet::cuda::detail {
+
+namespace {
+
+constexpr int kRowThreads = 256;
+
+__device__ __forceinline__ float widen(float value) { return value; }
+__device__ __forceinline__ float widen(__nv_bfloat16 value) { return __bfloat162float(value); }
+
+template <class T>
+__device__ __forceinline__ T narrow(float value);
+template <>
+__device__ __forceinline__ float narrow<float>(float value) {
+  return value;
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16>(float value) {
+  return __float2bfloat16_rn(value);
+}
+// Rounds to T and back: the value the body holds after a cast<T>.
+template <class T>
+__device__ __forceinline__ float round_to(float value) {
+  return widen(narrow<T>(value));
+}
+
+// The sum of every thread's `value` in the block, in a fixed order; every
+// thread gets it. `scratch` holds one float per warp.
+__device__ float block_sum(float value, float* scratch) {
+  for (int offset = 16; offset > 0; offset /= 2) value = __fadd_rn(value, __shfl_down_sync(0xffffffffu, value, offset));
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) scratch[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    value = lane < blockDim.x / 32 ? scratch[lane] : 0.0f;
+    for (int offset = 16; offset > 0; offset /= 2) value = __fadd_rn(value, __shfl_down_sync(0xffffffffu, value, offset));
+    if (lane == 0) scratch[0] = value;
+  }
+  __syncthreads();
+  const float total = scratch[0];
+  __syncthreads();  // scratch is reused by the next reduction
+  return total;
+}
+
+__device__ float block_max(float value, float* scratch) {
+  for (int offset = 16; offset > 0; offset /= 2) value = fmaxf(value, __shfl_down_sync(0xffffffffu, value, offset));
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) scratch[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    value = lane < blockDim.x / 32 ? scratch[lane] : -INFINITY;
+    for (int offset = 16; offset > 0; offset /= 2) value = fmaxf(value, __shfl_down_sync(0xffffffffu, value, offset));
+    if (lane == 0) scratch[0] = value;
+  }
+  __syncthreads();
+  const float result = scratch[0];
+  __syncthreads();
+  return result;
+}
+
+template <class T>
+__global__ void rms_norm_kernel(const T* x, const T* weight, T* y, int64_t width, float eps) {
+  __shared__ float scratch[32];
+  const T* row = x + blockIdx.x * width;
+  T* out = y + blockIdx.x * width;
+  float squares = 0.0f;
+  for (int64_t h = threadIdx.x; h < width; h += blockDim.x) {
+    const float wide = widen(row[h]);
+    squares = __fadd_rn(squares, __fmul_rn(wide, wide));
+  }
+  const float mean_square = __fdiv_rn(block_sum(squares, scratch), static_cast<float>(width));
+  const float inverse_rms = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(mean_square, eps)));
+  for (int64_t h = threadIdx.x; h < width; h += blockDim.x) {
+    const float scaled = round_to<T>(__fmul_rn(widen(row[h]), inverse_rms));
+    out[h] = narrow<T>(__fmul_rn(scaled, widen(weight[h])));
+  }
+}
+
+template <class T>
+__global__ void layer_norm_kernel(const T* x, const T* weight, const T* bias, T* y, int64_t width, float eps) {
+  __shared__ float scratch[32];
+  const T* row = x + blockIdx.x * width;
+  T* out = y + blockIdx.x * width;
+  float total = 0.0f;
+  for (int64_t h = threadIdx.x; h < width; h += blockDim.x) total = __fadd_rn(total, widen(row[h]));
+  const float mean = __fdiv_rn(block_sum(total, scratch), static_cast<float>(width));
+  float squares = 0.0f;
+  for (int64_t h = threadIdx.x; h < width; h += blockDim.x) {
+    const float centered = __fsub_rn(widen(row[h]), mean);
+    squares = __fadd_rn(squares, __fmul_rn(centered, centered));
+  }
+  const float variance = __fdiv_rn(block_sum(squares, scratch), static_cast<float>(width));
+  const float inverse_std = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(variance, eps)));
+  for (int64_t h = threadIdx.x; h < width; h += blockDim.x) {
+    const float normalized = round_to<T>(__fmul_rn(__fsub_rn(widen(row[h]), mean), inverse_std));
+    float scaled = round_to<T>(__fmul_rn(normalized, widen(weight[h])));
+    if (bias != nullptr) scaled = __fadd_rn(scaled, widen(bias[h]));
+    out[h] = narrow<T>(scaled);
+  }
+}
+
+template <class T>
+__global__ void softmax_kernel(const T* x, T* y, int64_t width) {
+  __shared__ float scratch[32];
+  const T* row = x + blockIdx.x * width;
+  T* out = y + blockIdx.x * width;
+  float largest = -INFINITY;
+  for (int64_t n = threadIdx.x; n < width; n += blockDim.x) largest = fmaxf(largest, widen(row[n]));
+  largest = block_max(largest, scratch);
+  float total = 0.0f;
+  for (int64_t n = threadIdx.x; n < width; n += blockDim.x) total = __fadd_rn(total, expf(__fsub_rn(widen(row[n]), largest)));
+  total = block_sum(total, scratch);
+  for (int64_t n = threadIdx.x; n < width; n += blockDim.x) {
+    out[n] = narrow<T>(__fdiv_rn(expf(__fsub_rn(widen(row[n]), largest)), total));
+  }
+}
+
+// First index of the row maximum; a row holding NaN gives `width`, as the
+// body's (max, then the least index equal to it) does.
+template <class T>
+__global__ void argmax_kernel(const T* x, int32_t* indices, int64_t width) {
+  __shared__ float best_values[kRowThreads];
+  __shared__ int64_t best_indices[kRowThreads];
+  __shared__ int any_nan;
+  if (threadIdx.x == 0) any_nan = 0;
+  __syncthreads();
+  const T* row = x + blockIdx.x * width;
+  float best = -INFINITY;
+  int64_t best_index = width;
+  bool saw_nan = false;
+  for (int64_t n = threadIdx.x; n < width; n += blockDim.x) {
+    const float value = widen(row[n]);
+    if (value != value) {
+      saw_nan = true;
+    } else if (best_index == width || value > best) {
+      best = value;
+      best_index = n;
+    }
+  }
+  if (saw_nan) atomicOr(&any_nan, 1);
+  best_values[threadIdx.x] = best;
+  best_indices[threadIdx.x] = best_index;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) {
+      const float other = best_values[threadIdx.x + stride];
+      const int64_t other_index = best_indices[threadIdx.x + stride];
+      const int64_t mine = best_indices[threadIdx.x];
+      const bool take = other_index != width &&
+                        (mine == width || other > best_values[threadIdx.x] ||
+                         (other == best_values[threadIdx.x] && other_index < mine));
+      if (take) {
+        best_values[threadIdx.x] = other;
+        best_indices[threadIdx.x] = other_index;
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) indices[blockIdx.x] = static_cast<int32_t>(any_nan ? width : best_indices[0]);
+}
+
+template <class E>
+__global__ void embedding_kernel(const int32_t* ids, const E* table, E* out, int64_t width) {
+  const E* from = table + static_cast<int64_t>(ids[blockIdx.x]) * width;
+  E* to = out + blockIdx.x * width;
+  for (int64_t h = threadIdx.x; h < width; h += blockDim.x) to[h] = from[h];
+}
+
+template <class T>
+__global__ void rope_kernel(const T* x, const T* cos_table, const T* sin_table, T* y, int64_t total, int64_t positions,
+                            int64_t width) {
+  const int64_t half = width / 2;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t d = i % width;
+    const int64_t table_index = ((i / width) % positions) * width + d;
+    const float turned = d < half ? -widen(x[i + half]) : widen(x[i - half]);
+    const float straight = round_to<T>(__fmul_rn(widen(x[i]), widen(cos_table[table_index])));
+    const float rotated = round_to<T>(__fmul_rn(turned, widen(sin_table[table_index])));
+    y[i] = narrow<T>(__fadd_rn(straight, rotated));
+  }
+}
+
+template <class T>
+__global__ void add_bias_kernel(T* y, const T* bias, int64_t total, int64_t width) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    y[i] = narrow<T>(__fadd_rn(widen(y[i]), widen(bias[i % width])));
+  }
+}
+
+unsigned elementwise_blocks(int64_t total) {
+  const int64_t wanted = (total + kRowThreads - 1) / kRowThreads;
+  const int64_t cap = static_cast<int64_t>(context().multiprocessors) * 16;
+  return static_cast<unsigned>(wanted < cap ? (wanted > 0 ? wanted : 1) : cap);
+}
+
+template <class F>
+void with_element(Element t, F&& launch) {
+  if (t == Element::F32) {
+    launch(float{});
+  } else {
+    launch(__nv_bfloat16{});
+  }
+}
+
+}  // namespace
+
+void launch_rms_norm(Element t, const void* x, const void* weight, void* y, int64_t rows, int64_t width, float eps) {
+  if (rows == 0) return;
+  with_element(t, [&](auto tag) {
+    using T = decltype(tag);
+    rms_norm_kernel<T><<<rows, kRowThreads>>>(static_cast<const T*>(x), static_cast<const T*>(weight),
+                                               static_cast<T*>(y), width, eps);
+  });
+  check_launch("rms_norm");
+}
+
+void launch_layer_norm(Element t, const void* x, const void* weight, const void* bias, void* y, int64_t rows,
+                       int64_t width, float eps) {
+  if (rows == 0) return;
+  with_element(t, [&](auto tag) {
+    using T = decltype(tag);
+    layer_norm_kernel<T><<<rows, kRowThreads>>>(static_cast<const T*>(x), static_cast<const T*>(weight),
+                                                 static_cast<const T*>(bias), static_cast<T*>(y), width, eps);
+  });
+  check_launch("layer_norm");
+}
+
+void launch_softmax(Element t, const void* x, void* y, int64_t rows, int64_t width) {
+  if (rows == 0) return;
+  with_element(t, [&](auto tag) {
+    using T = decltype(tag);
+    softmax_kernel<T><<<rows, kRowThreads>>>(static_cast<const T*>(x), static_cast<T*>(y), width);
+  });
+  check_launch("softmax");
+}
+
+void launch_argmax(Element t, const void* x, int32_t* indices, int64_t rows, int64_t width) {
+  if (rows == 0) return;
+  with_element(t, [&](auto tag) {
+    using T = decltype(tag); argmax_kernel<T><<<rows, kRowThreads>>>(static_cast<const T*>(x), indices, width); });
+  check_launch("argmax");
+}
+
+void launch_embedding(size_t element_bytes, const int32_t* ids, const void* table, void* out, int64_t rows,
+                      int64_t width) {
+  if (rows == 0) return;
+  if (element_bytes == 4) {
+    embedding_kernel<uint32_t><<<rows, kRowThreads>>>(ids, static_cast<const uint32_t*>(table),
+                                                      static_cast<uint32_t*>(out), width);
+  } else {
+    embedding_kernel<uint16_t><<<rows, kRowThreads>>>(ids, static_cast<const uint16_t*>(table),
+                                                      static_cast<uint16_t*>(out), width);
+  }
+  check_launch("embedding");
+}
+
+void launch_rope(Element t, const void* x, const void* cos_table, const void* sin_table, void* y, int64_t total,
+                 int64_t positions, int64_t width) {
+  if (total == 0) return;
+  with_element(t, [&](auto tag) {
+    using T = decltype(tag);
+    rope_kernel<T><<<elementwise_blocks(total), kRowThreads>>>(static_cast<const T*>(x), static_cast<const T*>(cos_table),
+                                                                static_cast<const T*>(sin_table), static_cast<T*>(y),
+                                                                total, positions, width);
+  });
+  check_launch("rope");
+}
+
+void launch_add_bias(Element t, void* y, const void* bias, int64_t rows, int64_t width) {
+  const int64_t total = rows * width;
+  if (total == 0) return;
+  with_element(t, [&](auto tag) {
+    using T = decltype(tag);
+    add_bias_kernel<T><<<elementwise_blocks(total), kRowThreads>>>(static_cast<T*>(y), static_cast<const T*>(bias),
+                                                                    total, width);
+  });
+  check_launch("add_bias");
+}
+
+}  // namespace linnet::cuda::detail
