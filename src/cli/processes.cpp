@@ -15,6 +15,9 @@ namespace {
 // How long a failed process waits for the others before stopping them.
 constexpr double kFailureWaitSeconds = 10.0;
 
+// This process's rank in the run (RunProcesses sets it once, at start).
+int this_rank = 0;
+
 void write_all(int fd, const char* data, size_t size) {
   while (size > 0) {
     const ssize_t written = ::write(fd, data, size);
@@ -26,8 +29,11 @@ void write_all(int fd, const char* data, size_t size) {
 
 }  // namespace
 
+bool writes_outputs() { return this_rank == 0; }
+
 RunProcesses::RunProcesses(std::unique_ptr<dist::Processes> processes) : processes_(std::move(processes)) {
   rank_ = processes_->group()->rank();
+  this_rank = rank_;
   size_ = processes_->group()->size();
   if (rank_ == 0) return;
   std::fflush(stdout);

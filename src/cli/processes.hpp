@@ -17,6 +17,10 @@
 
 namespace linnet::cli {
 
+// False on the processes of a run other than rank 0: they compute the same
+// outputs but do not write them (write_outputs).
+bool writes_outputs();
+
 class RunProcesses {
  public:
   explicit RunProcesses(std::unique_ptr<dist::Processes> processes);

@@ -10,6 +10,7 @@
 #include "linnet/nest/summary.hpp"
 #include "linnet/tensor/allocator.hpp"
 #include "linnet/tensor/npz.hpp"
+#include "processes.hpp"
 
 namespace linnet::cli {
 
@@ -110,6 +111,7 @@ std::optional<int64_t> bound_vocab(const nest::Session& session) {
 }
 
 int write_outputs(const std::string& path, const std::vector<std::pair<std::string, tensor::Tensor>>& outputs) {
+  if (!writes_outputs()) return 0;  // across processes, rank 0 writes (every rank has the same outputs)
   try {
     if (path.ends_with(".npy")) {
       if (outputs.size() != 1) {

@@ -45,7 +45,7 @@ std::vector<syntax::Diagnostic> check_sharded_parameters(const std::vector<eval:
     if (record == nullptr || record->shape.size() != info.shape.size()) continue;
     const tensor::Shape stored(record->shape.begin(), record->shape.end());
     if (stored == info.shape) continue;
-    if (const std::optional<size_t> axis = split_axis(info.shape, record->shape, shards)) {
+    if (split_axis(info.shape, record->shape, shards)) {
       info.shape = stored;
       continue;
     }

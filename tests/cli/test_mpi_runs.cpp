@@ -86,14 +86,18 @@ TEST_CASE("two processes compute the one-process f32 forward within 1e-5", "[cli
   one.insert(one.end(), {"--out", scratch.file("one.npy")});
   std::vector<std::string> two = qwen3_f32(tokens);
   two.insert(two.end(), {"--bind", "Shards=2", "--out", scratch.file("two.npy")});
+  // Rank 1 is told another --out, to see that it writes nothing.
+  std::vector<std::string> rank_one = qwen3_f32(tokens);
+  rank_one.insert(rank_one.end(), {"--bind", "Shards=2", "--out", scratch.file("rank1.npy")});
 
   const cli_test::Outcome single = run_linnet(one);
   REQUIRE(single.status == 0);
-  const cli_test::Outcome split = run_two_processes(two);
+  const cli_test::Outcome split = run_two_processes(two, rank_one);
   INFO(split.err);
   REQUIRE(split.status == 0);
-  // Rank 0 alone prints (and wrote the file).
+  // Rank 0 alone prints and writes.
   CHECK(count_of(split.out, "card: qwen3-8b") == 1);
+  CHECK_FALSE(std::filesystem::exists(scratch.file("rank1.npy")));
   CHECK(split.out.find("process 0 of 2: its part of") != std::string::npos);
 
   const linnet::tensor::NpyArray expected = linnet::tensor::read_npy(scratch.file("one.npy"));
