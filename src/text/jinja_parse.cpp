@@ -1,6 +1,8 @@
 // Reading a Jinja template: the whitespace settings transformers uses,
 // splitting into text and tags, the tokens inside tags, and a
 // recursive-descent parser with Jinja2's operator precedence.
+#include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 
@@ -27,6 +29,15 @@ struct Chunk {
 
 [[noreturn]] void fail(size_t line, const std::string& message) {
   throw TemplateError("line " + std::to_string(line) + ": " + message);
+}
+
+// Integer and float literals (and escapes) without exceptions: a literal
+// past 64 bits is a TemplateError, not a crash.
+int64_t integer_literal(const std::string& digits, size_t line) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (error != std::errc() || end != digits.data() + digits.size()) fail(line, "the number " + digits + " is too large");
+  return value;
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
@@ -133,7 +144,11 @@ bool lex_tag(const std::string& source, size_t& at, const char* close, size_t& l
           case 'x': {
             const size_t digits = e == 'u' ? 4 : 2;
             if (at + digits > source.size()) fail(line, "a \\u escape is cut short");
-            const char32_t cp = static_cast<char32_t>(std::stoul(source.substr(at, digits), nullptr, 16));
+            uint32_t code = 0;
+            const char* first = source.data() + at;
+            const auto [end, error] = std::from_chars(first, first + digits, code, 16);
+            if (error != std::errc() || end != first + digits) fail(line, "a \\u or \\x escape needs hex digits");
+            const char32_t cp = code;
             at += digits;
             std::string encoded;
             if (cp < 0x80) encoded += static_cast<char>(cp);
@@ -271,6 +286,12 @@ class ExpressionParser {
   ExprPtr ternary_free_expression() { return or_expr(); }
 
   ExprPtr ternary() {
+    // Nesting deeper than any template needs is refused before the stack runs out.
+    if (++depth_ > kMaxDepth) fail(peek().line, "expressions nest too deeply");
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     ExprPtr value = or_expr();
     while (is_name("if")) {
       next();
@@ -457,7 +478,8 @@ class ExpressionParser {
           // `list.0` indexes.
           node->kind = Expr::Kind::Index;
           ExprPtr index = make(Expr::Kind::Literal);
-          index->value = Value::from(static_cast<int64_t>(std::stoll(next().text)));
+          const Token digits = next();
+          index->value = Value::from(integer_literal(digits.text, digits.line));
           node->items.push_back(std::move(value));
           node->items.push_back(std::move(index));
         } else {
@@ -516,13 +538,13 @@ class ExpressionParser {
       case Token::Kind::Int: {
         next();
         ExprPtr node = make(Expr::Kind::Literal);
-        node->value = Value::from(static_cast<int64_t>(std::stoll(token.text)));
+        node->value = Value::from(integer_literal(token.text, token.line));
         return node;
       }
       case Token::Kind::Float: {
         next();
         ExprPtr node = make(Expr::Kind::Literal);
-        node->value = Value::from(std::stod(token.text));
+        node->value = Value::from(std::strtod(token.text.c_str(), nullptr));
         return node;
       }
       case Token::Kind::Name: {
@@ -578,8 +600,10 @@ class ExpressionParser {
     fail(token.line, "unexpected `" + token.text + "`");
   }
 
+  static constexpr int kMaxDepth = 200;
   const std::vector<Token>& tokens_;
   size_t at_ = 0;
+  int depth_ = 0;
 };
 
 // Builds nodes from chunks; statements nest until their end tag.
@@ -636,6 +660,11 @@ class TemplateParser {
   }
 
   std::unique_ptr<Node> statement(const std::string& keyword, ExpressionParser& p, size_t line) {
+    if (++depth_ > 200) fail(line, "statements nest too deeply");
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     auto node = std::make_unique<Node>();
     node->line = line;
     std::string stop;
@@ -747,6 +776,7 @@ class TemplateParser {
 
   std::vector<Chunk> chunks_;
   size_t at_ = 0;
+  int depth_ = 0;
   std::unique_ptr<ExpressionParser> current_;
 };
 

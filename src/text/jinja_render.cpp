@@ -162,6 +162,7 @@ class Renderer {
 
  private:
   std::vector<std::shared_ptr<Scope>> scopes_;
+  int call_depth_ = 0;
 
   Value lookup(const std::string& name) const {
     for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
@@ -321,12 +322,19 @@ class Renderer {
         throw TemplateError("the macro `" + macro->name + "` takes " + std::to_string(macro->parameters.size()) +
                             " arguments, given " + std::to_string(args.size()));
       }
+      // A macro that calls itself without end is refused before the stack runs out.
+      if (++call_depth_ > 100) {
+        --call_depth_;
+        throw TemplateError("the macro `" + macro->name + "` calls itself too deeply");
+      }
       std::vector<std::shared_ptr<Scope>> saved = std::move(scopes_);
       scopes_ = {globals, top, std::make_shared<Scope>()};
       std::string out;
       try {
         for (size_t i = 0; i < macro->parameters.size(); ++i) {
-          const auto& [name, fallback] = macro->parameters[i];
+          // (Not a structured binding: clang 14 cannot capture one in the lambda below.)
+          const std::string& name = macro->parameters[i].first;
+          const ExprPtr& fallback = macro->parameters[i].second;
           Value value;
           if (i < args.size()) {
             value = args[i];
@@ -340,9 +348,11 @@ class Renderer {
         render_nodes(macro->body, out);
       } catch (...) {
         scopes_ = std::move(saved);
+        --call_depth_;
         throw;
       }
       scopes_ = std::move(saved);
+      --call_depth_;
       return Value::from(std::move(out));
     });
   }

@@ -327,6 +327,9 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& origin)
         entry.special = bool_field(token, "special", false);
         entry.lstrip = bool_field(token, "lstrip", false);
         entry.rstrip = bool_field(token, "rstrip", false);
+        if (bool_field(token, "single_word", false)) {
+          throw TokenizerError("the added token `" + entry.content + "` is single_word, which is not supported");
+        }
         impl->added_by_id[entry.id] = impl->added.size();
         impl->added.push_back(std::move(entry));
       }

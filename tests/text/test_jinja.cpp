@@ -121,4 +121,9 @@ TEST_CASE("jinja: raise_exception and errors name the line", "[jinja]") {
   CHECK_THROWS_AS(render("{% include 'x' %}"), TemplateError);         // not supported
   CHECK_THROWS_AS(render("{{ 'a' + 1 }}"), TemplateError);
   CHECK_THROWS_AS(render("{{ 'unterminated }}"), TemplateError);
+  // Found by fuzz_chat_template: none of these may crash.
+  CHECK_THROWS_AS(render("{{ 88888888888888888888888888 }}"), TemplateError);
+  CHECK_THROWS_AS(render("{{ '\\uZZZZ' }}"), TemplateError);
+  CHECK_THROWS_AS(render("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"), TemplateError);
+  CHECK_THROWS_AS(render("{{ " + std::string(5000, '(') + "1" + std::string(5000, ')') + " }}"), TemplateError);
 }

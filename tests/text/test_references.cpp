@@ -56,7 +56,10 @@ void check_references(const Tokenizer& tokenizer, const std::string& family) {
 }
 
 void check_family(const std::string& family) {
-  REQUIRE(has_fetched(family));
+  if (!has_fetched(family)) {
+    WARN("skipped: no fetched `" << family << "` tokenizer");
+    return;
+  }
   check_references(Tokenizer::from_file(fetched_tokenizer(family)), family);
 }
 
@@ -81,6 +84,9 @@ TEST_CASE("The golden cases' tokenizers match the reference on the corpus", "[go
 
 TEST_CASE("Metaspace (Mistral v0.3's convention) matches the reference on the corpus", "[.fetched]") {
   // scripts/text_references.js derives it from the llama2 package's vocabulary.
-  REQUIRE(has_fetched("metaspace"));
+  if (!has_fetched("metaspace")) {
+    WARN("skipped: no fetched `metaspace` tokenizer");
+    return;
+  }
   check_family("metaspace");
 }

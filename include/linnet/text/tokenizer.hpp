@@ -8,8 +8,8 @@
 // What is supported (docs/text.md has the whole list): the BPE model (with
 // byte fallback, unknown tokens, `ignore_merges`), the normalizers NFC, NFD,
 // NFKC, NFKD, Prepend, Replace, Lowercase and Sequence; the pre-tokenizers
-// Split (regex or string; Isolated or Removed), ByteLevel, Metaspace, Digits
-// and Sequence; the post-processors TemplateProcessing, ByteLevel and
+// Split (regex or string; Isolated, Removed, MergedWithPrevious or
+// MergedWithNext), ByteLevel, Metaspace and Sequence; the post-processors TemplateProcessing, ByteLevel and
 // Sequence; the decoders ByteLevel, Metaspace, Replace, ByteFallback, Fuse,
 // Strip and Sequence; and added tokens (special or not, lstrip/rstrip). A
 // file using anything else is refused with a TokenizerError naming it.
