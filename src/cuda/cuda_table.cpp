@@ -9,8 +9,10 @@
 
 #include <climits>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include "../ops/kernel_support.hpp"
 #include "context.hpp"
@@ -156,6 +158,79 @@ std::optional<eval::Value> run_rope(const eval::NativeCall& call) {
   return eval::Value::from_tensor(out.tensor);
 }
 
+// --- Attention and cache writes ----------------------------------------------------
+
+// The dense forms: a shared [Q, K] mask or none (attention,
+// grouped_attention), a [B, Q, K] mask (the _rows forms, sink_attention).
+std::optional<eval::Value> dense_attention(const eval::NativeCall& call, const detail::AttentionShape& shape,
+                                           const std::optional<Tensor>& mask, bool per_sequence, bool with_sinks) {
+  if (shape.keys == 0 || shape.kv_heads <= 0 || shape.heads % shape.kv_heads != 0) return std::nullopt;
+  const DType dtype = dtype_generic(call, "T");
+  const DeviceInput query = device_input(tensor_argument(call, "query")), key = device_input(tensor_argument(call, "key")),
+                    value = device_input(tensor_argument(call, "value"));
+  const DeviceInput sinks = with_sinks ? device_input(tensor_argument(call, "sinks")) : DeviceInput{};
+  const DeviceInput shown = mask ? device_input(*mask) : DeviceInput{};
+  const int64_t rows = shape.batch * shape.heads * shape.queries;
+  DeviceOutput scratch = device_output(DType::F32, {rows, shape.keys});
+  DeviceOutput out = device_output(dtype, {shape.batch, shape.heads, shape.queries, shape.head_dim});
+  detail::launch_attention(element_of(dtype), shape, query.data, key.data, value.data, sinks.data,
+                           static_cast<const uint8_t*>(shown.data), per_sequence,
+                           static_cast<float>(float_argument(call, "scale")), static_cast<float*>(scratch.data),
+                           out.data);
+  return eval::Value::from_tensor(out.tensor);
+}
+
+detail::AttentionShape attention_shape(const eval::NativeCall& call, const char* heads, const char* kv_heads) {
+  return {dim_generic(call, "B"), dim_generic(call, heads), dim_generic(call, kv_heads), dim_generic(call, "Q"),
+          dim_generic(call, "K"), dim_generic(call, "D")};
+}
+
+std::optional<eval::Value> run_attention(const eval::NativeCall& call) {
+  return dense_attention(call, attention_shape(call, "H", "H"), optional_tensor_argument(call, "mask"), false, false);
+}
+std::optional<eval::Value> run_grouped_attention(const eval::NativeCall& call) {
+  return dense_attention(call, attention_shape(call, "H", "Hk"), optional_tensor_argument(call, "mask"), false, false);
+}
+std::optional<eval::Value> run_attention_rows(const eval::NativeCall& call) {
+  return dense_attention(call, attention_shape(call, "H", "H"), tensor_argument(call, "mask"), true, false);
+}
+std::optional<eval::Value> run_grouped_attention_rows(const eval::NativeCall& call) {
+  return dense_attention(call, attention_shape(call, "H", "Hk"), tensor_argument(call, "mask"), true, false);
+}
+std::optional<eval::Value> run_sink_attention(const eval::NativeCall& call) {
+  return dense_attention(call, attention_shape(call, "Hq", "Hk"), tensor_argument(call, "mask"), true, true);
+}
+
+// write_at (N = 1) and write_span: a device copy of the cache with the
+// positions at .. at + N (those inside the cache) replaced.
+std::optional<eval::Value> write_span(const eval::NativeCall& call, int64_t n) {
+  const Tensor& cache = tensor_argument(call, "cache");
+  const int64_t positions = dim_generic(call, "S"), width = dim_generic(call, "D");
+  const int64_t rows = dim_generic(call, "B") * dim_generic(call, "H");
+  const int64_t at = ops::detail::integer_argument(call, "at");
+  if (at < 0) return std::nullopt;  // the body's i32 position arithmetic decides these
+  const DeviceInput from = device_input(cache), value = device_input(tensor_argument(call, "value"));
+  DeviceOutput out = device_output(cache.dtype(), cache.shape());
+  detail::launch_write_span(cache.element_size(), from.data, value.data, out.data, rows, positions, n, width, at);
+  return eval::Value::from_tensor(out.tensor);
+}
+
+std::optional<eval::Value> run_write_at(const eval::NativeCall& call) { return write_span(call, 1); }
+std::optional<eval::Value> run_write_span(const eval::NativeCall& call) { return write_span(call, dim_generic(call, "N")); }
+
+// MXFP4 experts dequantized on the device: the packed bytes are uploaded
+// once, as stored, and decoded per call.
+std::optional<eval::Value> run_dequantize_mxfp4(const eval::NativeCall& call) {
+  const DType dtype = dtype_generic(call, "T");
+  const int64_t experts = dim_generic(call, "E"), rows = dim_generic(call, "Out"), groups = dim_generic(call, "G");
+  const DeviceInput blocks = device_input(tensor_argument(call, "blocks")),
+                    scales = device_input(tensor_argument(call, "scales"));
+  DeviceOutput out = device_output(dtype, {experts, rows, groups * 32});
+  detail::launch_dequantize_mxfp4(element_of(dtype), static_cast<const uint8_t*>(blocks.data),
+                                  static_cast<const uint8_t*>(scales.data), out.data, experts * rows * groups);
+  return eval::Value::from_tensor(out.tensor);
+}
+
 // --- Products through cuBLAS -----------------------------------------------------
 // Row-major C[m, n] = A[m, k] B[k, n] is column-major C^T = B^T A^T, so each
 // product passes its operands to cuBLAS in swapped order.
@@ -265,6 +340,21 @@ class CudaKernelTable : public ops::RegistryOpTable {
     both("std.nn.embedding::embedding", "row copies, bit for bit", "row copies, bit for bit", &run_embedding);
     both("std.nn.rope::rope", "the body's three roundings, bit for bit", "the body's three roundings, bit for bit",
          &run_rope);
+    const std::string attention_summary = "one block per query row: scores, softmax and mix in f32";
+    for (const auto& [op, run] : std::initializer_list<std::pair<const char*, ops::KernelFunction>>{
+             {"std.nn.attention::attention", &run_attention},
+             {"std.nn.attention::grouped_attention", &run_grouped_attention},
+             {"std.nn.attention::attention_rows", &run_attention_rows},
+             {"std.nn.attention::grouped_attention_rows", &run_grouped_attention_rows},
+             {"std.nn.attention::sink_attention", &run_sink_attention}}) {
+      both(op, attention_summary, attention_summary + ", rounded to bf16 once", run);
+    }
+    both("std.quant::dequantize_mxfp4", "the E2M1 table times the scale's power of two: bit for bit",
+         "the E2M1 table times the scale's power of two: bit for bit", &run_dequantize_mxfp4);
+    both("std.nn.cache::write_at", "a device copy of the cache, the row written: bit for bit",
+         "a device copy of the cache, the row written: bit for bit", &run_write_at);
+    both("std.nn.cache::write_span", "a device copy of the cache, the rows written: bit for bit",
+         "a device copy of the cache, the rows written: bit for bit", &run_write_span);
   }
 
  private:

@@ -204,6 +204,134 @@ __global__ void add_bias_kernel(T* y, const T* bias, int64_t total, int64_t widt
   }
 }
 
+// The NaN-propagating maximum of the bodies' `max` (the CPU kernels' max_propagating_nan).
+__device__ __forceinline__ float max_nan(float a, float b) {
+  if (a != a) return a;
+  if (b != b || b > a) return b;
+  return a;
+}
+
+__device__ float block_max_nan(float value, float* scratch) {
+  for (int offset = 16; offset > 0; offset /= 2) value = max_nan(value, __shfl_down_sync(0xffffffffu, value, offset));
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) scratch[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    value = lane < blockDim.x / 32 ? scratch[lane] : -INFINITY;
+    for (int offset = 16; offset > 0; offset /= 2) value = max_nan(value, __shfl_down_sync(0xffffffffu, value, offset));
+    if (lane == 0) scratch[0] = value;
+  }
+  __syncthreads();
+  const float result = scratch[0];
+  __syncthreads();
+  return result;
+}
+
+constexpr float kMasked = -1e30f;  // std.nn.attention's MASKED
+
+template <class T>
+__global__ void attention_kernel(AttentionShape g, const T* query, const T* key, const T* value, const T* sinks,
+                                 const uint8_t* mask, bool mask_per_sequence, float scale, float* scratch, T* out) {
+  extern __shared__ float query_row[];  // head_dim floats
+  __shared__ float reduce[32];
+  const int64_t row = blockIdx.x;
+  const int64_t b = row / (g.heads * g.queries);
+  const int64_t h = (row / g.queries) % g.heads;
+  const int64_t q = row % g.queries;
+  const int64_t kv = h / (g.heads / g.kv_heads);
+  const T* q_in = query + row * g.head_dim;
+  for (int64_t d = threadIdx.x; d < g.head_dim; d += blockDim.x) query_row[d] = widen(q_in[d]);
+  __syncthreads();
+
+  const T* keys = key + (b * g.kv_heads + kv) * g.keys * g.head_dim;
+  const T* values = value + (b * g.kv_heads + kv) * g.keys * g.head_dim;
+  const uint8_t* shown = mask == nullptr ? nullptr : mask + ((mask_per_sequence ? b * g.queries : 0) + q) * g.keys;
+  float* scores = scratch + row * g.keys;
+  float peak = -INFINITY;
+  bool first = true;
+  for (int64_t k = threadIdx.x; k < g.keys; k += blockDim.x) {
+    float score = kMasked;
+    if (shown == nullptr || shown[k] != 0) {
+      const T* key_row = keys + k * g.head_dim;
+      float dot = 0.0f;
+      for (int64_t d = 0; d < g.head_dim; ++d) dot = __fadd_rn(dot, __fmul_rn(query_row[d], widen(key_row[d])));
+      score = __fmul_rn(dot, scale);
+    }
+    scores[k] = score;
+    peak = first ? score : max_nan(peak, score);
+    first = false;
+  }
+  peak = block_max_nan(peak, reduce);
+  float sink = 0.0f;
+  if (sinks != nullptr) {
+    sink = widen(sinks[h]);
+    peak = max_nan(peak, sink);
+  }
+  float total = 0.0f;
+  for (int64_t k = threadIdx.x; k < g.keys; k += blockDim.x) {
+    const float lifted = expf(__fsub_rn(scores[k], peak));
+    scores[k] = lifted;
+    total = __fadd_rn(total, lifted);
+  }
+  total = block_sum(total, reduce);  // its barriers also publish every thread's scores
+  if (sinks != nullptr) total = __fadd_rn(expf(__fsub_rn(sink, peak)), total);
+
+  T* out_row = out + row * g.head_dim;
+  for (int64_t d = threadIdx.x; d < g.head_dim; d += blockDim.x) {
+    float mixed = 0.0f;
+    for (int64_t k = 0; k < g.keys; ++k) {
+      mixed = __fadd_rn(mixed, __fmul_rn(__fdiv_rn(scores[k], total), widen(values[k * g.head_dim + d])));
+    }
+    out_row[d] = narrow<T>(mixed);
+  }
+}
+
+template <class E>
+__global__ void write_span_kernel(const E* value, E* out, int64_t rows, int64_t positions, int64_t n, int64_t width,
+                                  int64_t at) {
+  const int64_t begin = at > 0 ? at : 0;
+  const int64_t end = at + n < positions ? at + n : positions;
+  if (end <= begin) return;
+  const int64_t per_row = (end - begin) * width;
+  const int64_t total = rows * per_row;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t r = i / per_row;
+    const int64_t s = begin + (i % per_row) / width;
+    const int64_t d = i % width;
+    out[(r * positions + s) * width + d] = value[(r * n + (s - at)) * width + d];
+  }
+}
+
+__constant__ float kE2m1Values[16] = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
+                                      -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+
+template <class T>
+__device__ __forceinline__ T canonical_nan();
+template <>
+__device__ __forceinline__ float canonical_nan<float>() {
+  return __int_as_float(0x7FC00000);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 canonical_nan<__nv_bfloat16>() {
+  return __ushort_as_bfloat16(static_cast<unsigned short>(0x7FC0));
+}
+
+template <class T>
+__global__ void dequantize_mxfp4_kernel(const uint8_t* blocks, const uint8_t* scales, T* out, int64_t total) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t group = i / 32, j = i % 32;
+    const uint8_t byte = blocks[group * 16 + j / 2];
+    const int code = (j % 2 == 0) ? (byte & 15) : (byte >> 4);
+    const int scale = scales[group];
+    // 2^(scale - 127) in f32: a subnormal for 0 (no flush to zero here), +inf for 255.
+    const float factor = scale == 255 ? INFINITY : ldexpf(1.0f, scale - 127);
+    const float value = __fmul_rn(kE2m1Values[code], factor);
+    out[i] = value != value ? canonical_nan<T>() : narrow<T>(value);
+  }
+}
+
 unsigned elementwise_blocks(int64_t total) {
   const int64_t wanted = (total + kRowThreads - 1) / kRowThreads;
   const int64_t cap = static_cast<int64_t>(context().multiprocessors) * 16;
@@ -281,6 +409,53 @@ void launch_rope(Element t, const void* x, const void* cos_table, const void* si
                                                                 total, positions, width);
   });
   check_launch("rope");
+}
+
+void launch_attention(Element t, const AttentionShape& shape, const void* query, const void* key, const void* value,
+                      const void* sinks, const uint8_t* mask, bool mask_per_sequence, float scale, float* scratch,
+                      void* out) {
+  const int64_t rows = shape.batch * shape.heads * shape.queries;
+  if (rows == 0 || shape.head_dim == 0) return;
+  const size_t shared = static_cast<size_t>(shape.head_dim) * sizeof(float);
+  constexpr int kAttentionThreads = 128;
+  with_element(t, [&](auto tag) {
+    using T = decltype(tag);
+    if (shared > 48 * 1024) {
+      check(cudaFuncSetAttribute(attention_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
+            "cudaFuncSetAttribute (attention)");
+    }
+    attention_kernel<T><<<rows, kAttentionThreads, shared>>>(
+        shape, static_cast<const T*>(query), static_cast<const T*>(key), static_cast<const T*>(value),
+        static_cast<const T*>(sinks), mask, mask_per_sequence, scale, scratch, static_cast<T*>(out));
+  });
+  check_launch("attention");
+}
+
+void launch_write_span(size_t element_bytes, const void* cache, const void* value, void* out, int64_t rows,
+                       int64_t positions, int64_t n, int64_t width, int64_t at) {
+  const size_t bytes = static_cast<size_t>(rows * positions * width) * element_bytes;
+  if (bytes == 0) return;
+  check(cudaMemcpyAsync(out, cache, bytes, cudaMemcpyDeviceToDevice, 0), "cudaMemcpyAsync (cache)");
+  const int64_t total = rows * n * width;
+  if (total == 0) return;
+  if (element_bytes == 4) {
+    write_span_kernel<uint32_t><<<elementwise_blocks(total), kRowThreads>>>(
+        static_cast<const uint32_t*>(value), static_cast<uint32_t*>(out), rows, positions, n, width, at);
+  } else {
+    write_span_kernel<uint16_t><<<elementwise_blocks(total), kRowThreads>>>(
+        static_cast<const uint16_t*>(value), static_cast<uint16_t*>(out), rows, positions, n, width, at);
+  }
+  check_launch("write_span");
+}
+
+void launch_dequantize_mxfp4(Element t, const uint8_t* blocks, const uint8_t* scales, void* out, int64_t groups) {
+  const int64_t total = groups * 32;
+  if (total == 0) return;
+  with_element(t, [&](auto tag) {
+    using T = decltype(tag);
+    dequantize_mxfp4_kernel<T><<<elementwise_blocks(total), kRowThreads>>>(blocks, scales, static_cast<T*>(out), total);
+  });
+  check_launch("dequantize_mxfp4");
 }
 
 void launch_add_bias(Element t, void* y, const void* bias, int64_t rows, int64_t width) {

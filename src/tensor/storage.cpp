@@ -67,7 +67,9 @@ struct Storage::DeviceCopy {
   std::shared_ptr<DeviceBackend> backend;
   void* memory = nullptr;
   bool device_current = false;
-  bool host_current = true;
+  // Read without the lock on every host access of storage that has a device
+  // copy (a weight the GPU also holds): the common case costs no lock.
+  std::atomic<bool> host_current{true};
   std::mutex mutex;  // host_data_from_device may run from several readers
 
   ~DeviceCopy() {
@@ -123,6 +125,7 @@ Storage::~Storage() {
 }
 
 const std::byte* Storage::host_data_from_device() const {
+  if (device_->host_current.load(std::memory_order_acquire)) return data_;
   std::lock_guard lock(device_->mutex);
   if (!device_->host_current) {
     if (!data_) {
@@ -130,7 +133,7 @@ const std::byte* Storage::host_data_from_device() const {
       count_allocation(bytes_);
     }
     device_->backend->copy_to_host(data_, device_->memory, bytes_);
-    device_->host_current = true;
+    device_->host_current.store(true, std::memory_order_release);
   }
   return data_;
 }

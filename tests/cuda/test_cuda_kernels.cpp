@@ -129,6 +129,66 @@ TEST_CASE("cuda rope and embedding are bit for bit the CPU's", "[gpu]") {
   }
 }
 
+TEST_CASE("cuda attention agrees with the CPU kernels", "[gpu]") {
+  std::mt19937 rng(19);
+  for (DType type : kTypes) {
+    for (int64_t keys : {1, 5, 300}) {
+      const int64_t B = 2, H = 8, Hk = 2, Q = 3, D = 64;
+      const Tensor query = random_tensor(rng, {B, H, Q, D}, type), key = random_tensor(rng, {B, Hk, keys, D}, type),
+                   value = random_tensor(rng, {B, Hk, keys, D}, type);
+      std::vector<bool> shown(static_cast<size_t>(B * Q * keys));
+      for (size_t i = 0; i < shown.size(); ++i) shown[i] = (i * 7919) % 3 != 0;
+      shown[0] = false;  // with keys = 1 this hides every key of a row
+      const Tensor row_mask = bool_tensor(shown, {B, Q, keys});
+      const Tensor shared_mask = row_mask.select(0, 1).contiguous();
+      GenericBindings grouped{{"B", dim(B)}, {"H", dim(H)}, {"Hk", dim(Hk)}, {"Q", dim(Q)},
+                              {"K", dim(keys)}, {"D", dim(D)},   {"T", dtype(type)}};
+      require_close(both({"std.nn.attention::grouped_attention",
+                          {v(query), v(key), v(value), f32_scalar(0.125f), Value::some(v(shared_mask))}, grouped}),
+                    1);
+      require_close(both({"std.nn.attention::grouped_attention",
+                          {v(query), v(key), v(value), f32_scalar(0.125f), Value::none()}, grouped}),
+                    1);
+      require_close(both({"std.nn.attention::grouped_attention_rows",
+                          {v(query), v(key), v(value), f32_scalar(0.125f), v(row_mask)}, grouped}),
+                    1);
+      GenericBindings sink{{"B", dim(B)}, {"Hq", dim(H)}, {"Hk", dim(Hk)}, {"Q", dim(Q)},
+                           {"K", dim(keys)}, {"D", dim(D)},   {"T", dtype(type)}};
+      require_close(both({"std.nn.attention::sink_attention",
+                          {v(query), v(key), v(value), v(random_tensor(rng, {H}, type)), f32_scalar(0.125f), v(row_mask)},
+                          sink}),
+                    1);
+    }
+  }
+}
+
+TEST_CASE("cuda cache writes are bit for bit the CPU's", "[gpu]") {
+  std::mt19937 rng(23);
+  for (DType type : kTypes) {
+    const Tensor cache = random_tensor(rng, {1, 2, 8, 16}, type);
+    for (int32_t at : {0, 5, 7, 8, 30}) {
+      require_bitwise(both({"std.nn.cache::write_at", {v(cache), v(random_tensor(rng, {1, 2, 1, 16}, type)), i32_scalar(at)},
+                            {{"B", dim(1)}, {"H", dim(2)}, {"S", dim(8)}, {"D", dim(16)}, {"T", dtype(type)}}}));
+      require_bitwise(both({"std.nn.cache::write_span", {v(cache), v(random_tensor(rng, {1, 2, 3, 16}, type)), i32_scalar(at)},
+                            {{"B", dim(1)}, {"H", dim(2)}, {"S", dim(8)}, {"N", dim(3)}, {"D", dim(16)}, {"T", dtype(type)}}}));
+    }
+  }
+}
+
+TEST_CASE("cuda dequantize_mxfp4 is bit for bit the CPU's, extreme scales included", "[gpu]") {
+  std::mt19937 rng(29);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> blocks(2 * 3 * 4 * 16), scales(2 * 3 * 4);
+  for (uint8_t& b : blocks) b = static_cast<uint8_t>(byte(rng));
+  for (uint8_t& s : scales) s = static_cast<uint8_t>(byte(rng));
+  scales[0] = 0, scales[1] = 254, scales[2] = 255, scales[3] = 127;
+  const Tensor packed = Tensor::from_vector(blocks, {2, 3, 4, 16}), scale = Tensor::from_vector(scales, {2, 3, 4});
+  for (DType type : kTypes) {
+    require_bitwise(both({"std.quant::dequantize_mxfp4", {v(packed), v(scale)},
+                          {{"E", dim(2)}, {"Out", dim(3)}, {"G", dim(4)}, {"T", dtype(type)}}}));
+  }
+}
+
 TEST_CASE("cuda results stay on the device; a weight is uploaded once", "[gpu]") {
   std::mt19937 rng(17);
   const Tensor weight = random_tensor(rng, {64, 128}, DType::BF16);
