@@ -51,43 +51,55 @@ double best_seconds(int runs, const std::function<void()>& body) {
 
 constexpr long kPeakIterations = 20'000'000;
 
-// 12 independent chains of the instruction, so its latency is hidden.
+// 24 independent chains of the instruction (more than latency x
+// throughput on current cores), so its latency is hidden.
 __attribute__((target("avx512f,avx512bf16"))) float dpbf16_loop(long iterations) {
-  __m512 acc[12];
-  for (auto& a : acc) a = _mm512_setzero_ps();
+  __m512 acc[24];
+// Distinct starting values, so the compiler cannot merge the chains.
+#pragma GCC unroll 24
+  for (int j = 0; j < 24; ++j) acc[j] = _mm512_set1_ps(static_cast<float>(j));
   __m512bh a = (__m512bh)_mm512_set1_epi16(0x3f80), b = (__m512bh)_mm512_set1_epi16(0x3c00);
   for (long i = 0; i < iterations; ++i) {
+#pragma GCC unroll 24
     for (auto& c : acc) c = _mm512_dpbf16_ps(c, a, b);
     __asm__ volatile("" : "+v"(a));
   }
   __m512 total = acc[0];
-  for (int j = 1; j < 12; ++j) total = _mm512_add_ps(total, acc[j]);
+#pragma GCC unroll 24
+  for (int j = 1; j < 24; ++j) total = _mm512_add_ps(total, acc[j]);
   return _mm512_reduce_add_ps(total);
 }
 
 __attribute__((target("avx512f"))) float fma512_loop(long iterations) {
-  __m512 acc[12];
-  for (auto& a : acc) a = _mm512_setzero_ps();
+  __m512 acc[24];
+// Distinct starting values, so the compiler cannot merge the chains.
+#pragma GCC unroll 24
+  for (int j = 0; j < 24; ++j) acc[j] = _mm512_set1_ps(static_cast<float>(j));
   __m512 a = _mm512_set1_ps(1.0f), b = _mm512_set1_ps(1e-6f);
   for (long i = 0; i < iterations; ++i) {
+#pragma GCC unroll 24
     for (auto& c : acc) c = _mm512_fmadd_ps(a, b, c);
     __asm__ volatile("" : "+v"(a));
   }
   __m512 total = acc[0];
-  for (int j = 1; j < 12; ++j) total = _mm512_add_ps(total, acc[j]);
+#pragma GCC unroll 24
+  for (int j = 1; j < 24; ++j) total = _mm512_add_ps(total, acc[j]);
   return _mm512_reduce_add_ps(total);
 }
 
 __attribute__((target("avx2,fma"))) float fma256_loop(long iterations) {
-  __m256 acc[12];
-  for (auto& a : acc) a = _mm256_setzero_ps();
+  __m256 acc[14];
+#pragma GCC unroll 24
+  for (int j = 0; j < 14; ++j) acc[j] = _mm256_set1_ps(static_cast<float>(j));
   __m256 a = _mm256_set1_ps(1.0f), b = _mm256_set1_ps(1e-6f);
   for (long i = 0; i < iterations; ++i) {
+#pragma GCC unroll 24
     for (auto& c : acc) c = _mm256_fmadd_ps(a, b, c);
     __asm__ volatile("" : "+x"(a));
   }
   __m256 total = acc[0];
-  for (int j = 1; j < 12; ++j) total = _mm256_add_ps(total, acc[j]);
+#pragma GCC unroll 24
+  for (int j = 1; j < 14; ++j) total = _mm256_add_ps(total, acc[j]);
   float lanes[8];
   _mm256_storeu_ps(lanes, total);
   return lanes[0];
@@ -104,21 +116,29 @@ double peak_gflops(float (*loop)(long), double flops_per_iteration) {
   return flops_per_iteration * kPeakIterations * threads / seconds / 1e9;
 }
 
-// GB/s of every thread reading its share of `bytes`.
+// Sums `count` floats with 8 independent vector sums (AVX2 loads, which
+// every CPU this bench measures has; wide enough to be memory-bound).
+__attribute__((target("avx2"))) float sum_floats(const float* p, int64_t count) {
+  __m256 acc[8];
+  for (auto& a : acc) a = _mm256_setzero_ps();
+  for (int64_t i = 0; i + 64 <= count; i += 64)
+    for (int j = 0; j < 8; ++j) acc[j] = _mm256_add_ps(acc[j], _mm256_loadu_ps(p + i + 8 * j));
+  for (int j = 1; j < 8; ++j) acc[0] = _mm256_add_ps(acc[0], acc[j]);
+  float lanes[8];
+  _mm256_storeu_ps(lanes, acc[0]);
+  return lanes[0];
+}
+
+// GB/s of every thread reading its share of the buffer.
 double read_bandwidth(const std::vector<float>& buffer) {
   volatile float sink = 0;
   const int64_t count = static_cast<int64_t>(buffer.size());
   const double seconds = best_seconds(3, [&] {
-    float total = 0;
-#pragma omp parallel for reduction(+ : total) schedule(static)
-    for (int64_t block = 0; block < count / 4096; ++block) {
-      float part[16] = {};
-      const float* p = buffer.data() + block * 4096;
-      for (int i = 0; i < 4096; i += 16)
-        for (int j = 0; j < 16; ++j) part[j] += p[i + j];
-      for (float v : part) total += v;
+#pragma omp parallel
+    {
+      const int64_t threads = omp_get_num_threads(), share = count / threads / 64 * 64;
+      sink = sink + sum_floats(buffer.data() + omp_get_thread_num() * share, share);
     }
-    sink = total;
   });
   return static_cast<double>(count) * sizeof(float) / seconds / 1e9;
 }
@@ -204,9 +224,9 @@ int main(int argc, char** argv) {
               gemm::isa_name(best).c_str());
 
   double peak_bf16 = 0, peak_f32 = 0;
-  if (best == gemm::Isa::Avx512Bf16) peak_bf16 = peak_gflops(&dpbf16_loop, 12.0 * 16 * 4);
-  if (best >= gemm::Isa::Avx512) peak_f32 = peak_gflops(&fma512_loop, 12.0 * 16 * 2);
-  else if (best == gemm::Isa::Avx2) peak_f32 = peak_gflops(&fma256_loop, 12.0 * 8 * 2);
+  if (best == gemm::Isa::Avx512Bf16) peak_bf16 = peak_gflops(&dpbf16_loop, 24.0 * 16 * 4);
+  if (best >= gemm::Isa::Avx512) peak_f32 = peak_gflops(&fma512_loop, 24.0 * 16 * 2);
+  else if (best == gemm::Isa::Avx2) peak_f32 = peak_gflops(&fma256_loop, 14.0 * 8 * 2);
   if (peak_bf16 == 0) peak_bf16 = peak_f32;  // bf16 products run as f32 FMA without AVX512-BF16
   const double bandwidth = read_bandwidth(std::vector<float>(size_t{1} << 28, 1.0f));
   std::printf("peak: vdpbf16ps %.0f GFLOP/s, f32 FMA %.0f GFLOP/s; read bandwidth %.1f GB/s\n", peak_bf16, peak_f32,
@@ -220,7 +240,7 @@ int main(int argc, char** argv) {
     const Operands x = random_operands(s.m * s.k, 1);
     const Operands w = random_operands(s.n * s.k, 2);
     std::vector<float> y(static_cast<size_t>(s.m * s.n));
-    const int runs = s.m == 1 ? 10 : 2;
+    const int runs = s.m == 1 ? 10 : quick ? 6 : 3;
     for (Kind kind : {Kind::Bf16, Kind::F32, Kind::F32Bf16Weight}) {
       const double seconds = time_ours(kind, s.m, s.n, s.k, x, w, y, runs);
       const double gflops = 2.0 * s.m * s.n * s.k / seconds / 1e9;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <new>
 
 #include "gemm_internal.hpp"
 #include "linnet/tensor/error.hpp"
@@ -53,6 +54,17 @@ detail::BlockFunction block_for(Isa isa, bool x_bf16, bool w_bf16) {
 
 detail::Problem make_problem(int64_t inner, Operand x, Operand w, float* y, int64_t y_stride) {
   return detail::Problem{inner, x.data, x.stride, x.bf16, w.data, w.stride, w.bf16, y, y_stride};
+}
+
+// The calling thread's scratch for the kernels' partial sums, allocated on
+// its first product and reused by every later one.
+void* thread_scratch() {
+  struct Buffer {
+    void* data = ::operator new(detail::kScratchBytes, std::align_val_t(detail::kScratchAlignment));
+    ~Buffer() { ::operator delete(data, std::align_val_t(detail::kScratchAlignment)); }
+  };
+  thread_local Buffer buffer;
+  return buffer.data;
 }
 
 int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
@@ -102,7 +114,7 @@ void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int
     return;
   }
   const detail::BlockFunction block = block_for(active_isa(), x.bf16, w.bf16);
-  block(make_problem(inner, x, w, y, y_stride), 0, rows, first_output, last_output);
+  block(make_problem(inner, x, w, y, y_stride), 0, rows, first_output, last_output, thread_scratch());
 }
 
 void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w, float* y, int64_t y_stride) {
@@ -130,7 +142,7 @@ void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w,
     const int64_t out_begin = (task / row_tasks) * output_chunk;
     const int64_t row_begin = (task % row_tasks) * row_chunk;
     block(problem, row_begin, std::min(rows, row_begin + row_chunk), out_begin,
-          std::min(outputs, out_begin + output_chunk));
+          std::min(outputs, out_begin + output_chunk), thread_scratch());
   }
 }
 

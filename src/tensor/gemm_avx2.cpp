@@ -16,6 +16,11 @@ struct Avx2Lanes {
   using Vec = __m256;
   static constexpr int64_t kStep = 8;
   static constexpr int kRows = 3;
+  // Blocks of x rows by w rows, and the part of the inner dimension they
+  // share at a time (gemm_tiles.hpp).
+  static constexpr int64_t kBlockRows = 48;
+  static constexpr int64_t kBlockOutputs = 48;
+  static constexpr int64_t kPart = 512;
   static constexpr int kCols = 4;
   static Acc zero() { return _mm256_setzero_ps(); }
   static Vec widen(__m128i bits) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16)); }
@@ -44,8 +49,9 @@ struct Avx2Lanes {
 
 }  // namespace
 
-void block_avx2(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end) {
-  run_block_any<Avx2Lanes>(p, row_begin, row_end, out_begin, out_end);
+void block_avx2(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                 void* scratch) {
+  run_block_any<Avx2Lanes>(p, row_begin, row_end, out_begin, out_end, scratch);
 }
 
 }  // namespace linnet::tensor::gemm::detail

@@ -28,6 +28,11 @@ struct Avx512Lanes {
   using Vec = __m512;
   static constexpr int64_t kStep = 16;
   static constexpr int kRows = 4;
+  // Blocks of x rows by w rows, and the part of the inner dimension they
+  // share at a time (gemm_tiles.hpp).
+  static constexpr int64_t kBlockRows = 64;
+  static constexpr int64_t kBlockOutputs = 48;
+  static constexpr int64_t kPart = 512;
   static constexpr int kCols = 6;
   static Acc zero() { return _mm512_setzero_ps(); }
   static Vec widen(__m256i bits) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16)); }
@@ -46,8 +51,9 @@ struct Avx512Lanes {
 
 }  // namespace
 
-void block_avx512(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end) {
-  run_block_any<Avx512Lanes>(p, row_begin, row_end, out_begin, out_end);
+void block_avx512(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                 void* scratch) {
+  run_block_any<Avx512Lanes>(p, row_begin, row_end, out_begin, out_end, scratch);
 }
 
 }  // namespace linnet::tensor::gemm::detail

@@ -29,6 +29,11 @@ struct Avx512Bf16Lanes {
   using Vec = __m512bh;
   static constexpr int64_t kStep = 32;
   static constexpr int kRows = 4;
+  // Blocks of x rows by w rows, and the part of the inner dimension they
+  // share at a time (gemm_tiles.hpp).
+  static constexpr int64_t kBlockRows = 64;
+  static constexpr int64_t kBlockOutputs = 48;
+  static constexpr int64_t kPart = 512;
   static constexpr int kCols = 6;
   static Acc zero() { return _mm512_setzero_ps(); }
   static Vec load(const uint16_t* p) { return (__m512bh)_mm512_loadu_si512(p); }
@@ -42,8 +47,9 @@ struct Avx512Bf16Lanes {
 
 }  // namespace
 
-void block_avx512bf16(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end) {
-  run_block<Avx512Bf16Lanes, uint16_t, uint16_t>(p, row_begin, row_end, out_begin, out_end);
+void block_avx512bf16(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                 void* scratch) {
+  run_block<Avx512Bf16Lanes, uint16_t, uint16_t>(p, row_begin, row_end, out_begin, out_end, scratch);
 }
 
 }  // namespace linnet::tensor::gemm::detail

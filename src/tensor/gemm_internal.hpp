@@ -23,14 +23,23 @@ struct Problem {
   int64_t y_stride = 0;
 };
 
+// The calling thread's scratch for partial sums: kScratchBytes, aligned to
+// kScratchAlignment.
+inline constexpr int64_t kScratchBytes = int64_t{192} * 1024;
+inline constexpr int64_t kScratchAlignment = 64;
+
 // Each computes the outputs of rows [row_begin, row_end) and outputs
 // [out_begin, out_end) on the calling thread.
 using BlockFunction = void (*)(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin,
-                               int64_t out_end);
-void block_scalar(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end);
-void block_avx2(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end);
-void block_avx512(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end);
+                               int64_t out_end, void* scratch);
+void block_scalar(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                  void* scratch);
+void block_avx2(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                void* scratch);
+void block_avx512(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                  void* scratch);
 // bf16 x bf16 only (vdpbf16ps); other operand pairs go to block_avx512.
-void block_avx512bf16(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end);
+void block_avx512bf16(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                      void* scratch);
 
 }  // namespace linnet::tensor::gemm::detail

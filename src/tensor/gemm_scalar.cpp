@@ -13,6 +13,11 @@ struct ScalarLanes {
   using Vec = float;
   static constexpr int64_t kStep = 1;
   static constexpr int kRows = 2;
+  // Blocks of x rows by w rows, and the part of the inner dimension they
+  // share at a time (gemm_tiles.hpp).
+  static constexpr int64_t kBlockRows = 64;
+  static constexpr int64_t kBlockOutputs = 64;
+  static constexpr int64_t kPart = (int64_t{1} << 40);
   static constexpr int kCols = 2;
   static Acc zero() { return 0.0f; }
   static Vec load(const float* p) { return *p; }
@@ -27,8 +32,9 @@ struct ScalarLanes {
 
 }  // namespace
 
-void block_scalar(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end) {
-  run_block_any<ScalarLanes>(p, row_begin, row_end, out_begin, out_end);
+void block_scalar(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                 void* scratch) {
+  run_block_any<ScalarLanes>(p, row_begin, row_end, out_begin, out_end, scratch);
 }
 
 }  // namespace linnet::tensor::gemm::detail

@@ -24,18 +24,21 @@ namespace {
 
 inline int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
 
+// The part [begin, end) of the inner dimension for one tile. The first part
+// starts the sums at zero, the last writes them to y (the lanes added);
+// sums in between wait in `saved` (RM * RN accumulators).
 template <class Lanes, class XT, class WT, int RM, int RN>
-void dot_tile(const XT* x, int64_t x_stride, const WT* w, int64_t w_stride, int64_t inner, float* y,
-              int64_t y_stride) {
+void dot_tile(const XT* x, int64_t x_stride, const WT* w, int64_t w_stride, int64_t begin, int64_t end, bool first,
+              bool last, typename Lanes::Acc* saved, float* y, int64_t y_stride) {
   using Acc = typename Lanes::Acc;
   Acc acc[RM][RN];
 #pragma GCC unroll 8
   for (int r = 0; r < RM; ++r)
 #pragma GCC unroll 8
-    for (int c = 0; c < RN; ++c) acc[r][c] = Lanes::zero();
+    for (int c = 0; c < RN; ++c) acc[r][c] = first ? Lanes::zero() : saved[r * RN + c];
   constexpr int64_t step = Lanes::kStep;
-  int64_t i = 0;
-  for (; i + step <= inner; i += step) {
+  int64_t i = begin;
+  for (; i + step <= end; i += step) {
     typename Lanes::Vec a[RM];
 #pragma GCC unroll 8
     for (int r = 0; r < RM; ++r) a[r] = Lanes::load(x + r * x_stride + i);
@@ -46,8 +49,8 @@ void dot_tile(const XT* x, int64_t x_stride, const WT* w, int64_t w_stride, int6
       for (int r = 0; r < RM; ++r) acc[r][c] = Lanes::madd(acc[r][c], a[r], b);
     }
   }
-  if (i < inner) {
-    const int count = static_cast<int>(inner - i);
+  if (i < end) {  // only the last part ends off a step
+    const int count = static_cast<int>(end - i);
     typename Lanes::Vec a[RM];
 #pragma GCC unroll 8
     for (int r = 0; r < RM; ++r) a[r] = Lanes::load_part(x + r * x_stride + i, count);
@@ -58,19 +61,27 @@ void dot_tile(const XT* x, int64_t x_stride, const WT* w, int64_t w_stride, int6
       for (int r = 0; r < RM; ++r) acc[r][c] = Lanes::madd(acc[r][c], a[r], b);
     }
   }
+  if (last) {
 #pragma GCC unroll 8
-  for (int r = 0; r < RM; ++r)
+    for (int r = 0; r < RM; ++r)
 #pragma GCC unroll 8
-    for (int c = 0; c < RN; ++c) y[r * y_stride + c] = Lanes::sum(acc[r][c]);
+      for (int c = 0; c < RN; ++c) y[r * y_stride + c] = Lanes::sum(acc[r][c]);
+  } else {
+#pragma GCC unroll 8
+    for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 8
+      for (int c = 0; c < RN; ++c) saved[r * RN + c] = acc[r][c];
+  }
 }
 
-template <class XT, class WT>
-using TileFunction = void (*)(const XT*, int64_t, const WT*, int64_t, int64_t, float*, int64_t);
+template <class Lanes, class XT, class WT>
+using TileFunction = void (*)(const XT*, int64_t, const WT*, int64_t, int64_t, int64_t, bool, bool,
+                              typename Lanes::Acc*, float*, int64_t);
 
 // tiles[rm - 1][rn - 1]: the tile of rm x rn, for the edges of a block.
 template <class Lanes, class XT, class WT>
 struct TileTable {
-  TileFunction<XT, WT> tiles[Lanes::kRows][Lanes::kCols];
+  TileFunction<Lanes, XT, WT> tiles[Lanes::kRows][Lanes::kCols];
   constexpr TileTable() : tiles{} { fill_rows(std::make_integer_sequence<int, Lanes::kRows>()); }
   template <int... R>
   constexpr void fill_rows(std::integer_sequence<int, R...>) {
@@ -82,26 +93,44 @@ struct TileTable {
   }
 };
 
-// The w rows a block keeps in L2 while the x rows walk them: about 384 KiB.
-inline int64_t block_outputs(int64_t inner, int64_t element_bytes, int64_t cols) {
-  const int64_t fit = (int64_t{384} * 1024) / (inner * element_bytes > 0 ? inner * element_bytes : 1);
-  return fit < cols ? cols : fit / cols * cols;
-}
-
+// The loops around the tiles. Outputs go in blocks of kBlockOutputs w rows
+// and rows in blocks of kBlockRows x rows; the inner dimension goes in parts
+// of kPart elements (one part when it is short), each part through every
+// tile of the block before the next, so that a part's x and w rows (a few
+// KiB each) stay in L1 and L2 while the tiles sweep them. The block's
+// partial sums wait in `scratch` between parts; each lane still sums its
+// products in order, so the parts change no result.
 template <class Lanes, class XT, class WT>
-void run_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end) {
+void run_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+               void* scratch) {
   static constexpr TileTable<Lanes, XT, WT> table{};
+  using Acc = typename Lanes::Acc;
+  constexpr int64_t kRows = Lanes::kRows, kCols = Lanes::kCols;
+  constexpr int64_t kBlockRows = Lanes::kBlockRows, kBlockOutputs = Lanes::kBlockOutputs;
+  static_assert(kBlockRows % kRows == 0 && kBlockOutputs % kCols == 0, "blocks are whole tiles");
+  static_assert(kBlockRows * kBlockOutputs * static_cast<int64_t>(sizeof(Acc)) <= kScratchBytes,
+                "the scratch holds a block's sums");
+  const int64_t part = p.inner < Lanes::kPart * 3 / 2 ? p.inner : Lanes::kPart;
+  Acc* saved = static_cast<Acc*>(scratch);
   const XT* x = static_cast<const XT*>(p.x);
   const WT* w = static_cast<const WT*>(p.w);
-  const int64_t block = block_outputs(p.inner, sizeof(WT), Lanes::kCols);
-  for (int64_t o0 = out_begin; o0 < out_end; o0 += block) {
-    const int64_t o1 = smaller(o0 + block, out_end);
-    for (int64_t r = row_begin; r < row_end; r += Lanes::kRows) {
-      const int64_t rm = smaller(Lanes::kRows, row_end - r);
-      for (int64_t o = o0; o < o1; o += Lanes::kCols) {
-        const int64_t rn = smaller(Lanes::kCols, o1 - o);
-        table.tiles[rm - 1][rn - 1](x + r * p.x_stride, p.x_stride, w + o * p.w_stride, p.w_stride, p.inner,
-                                    p.y + r * p.y_stride + o, p.y_stride);
+  for (int64_t o0 = out_begin; o0 < out_end; o0 += kBlockOutputs) {
+    const int64_t o1 = smaller(o0 + kBlockOutputs, out_end);
+    for (int64_t r0 = row_begin; r0 < row_end; r0 += kBlockRows) {
+      const int64_t r1 = smaller(r0 + kBlockRows, row_end);
+      for (int64_t k0 = 0; k0 < p.inner; k0 += part) {
+        const int64_t k1 = smaller(k0 + part, p.inner);
+        const bool first = k0 == 0, last = k1 == p.inner;
+        Acc* tile_sums = saved;
+        for (int64_t r = r0; r < r1; r += kRows) {
+          const int64_t rm = smaller(kRows, r1 - r);
+          for (int64_t o = o0; o < o1; o += kCols) {
+            const int64_t rn = smaller(kCols, o1 - o);
+            table.tiles[rm - 1][rn - 1](x + r * p.x_stride, p.x_stride, w + o * p.w_stride, p.w_stride, k0, k1, first,
+                                        last, tile_sums, p.y + r * p.y_stride + o, p.y_stride);
+            tile_sums += kRows * kCols;
+          }
+        }
       }
     }
   }
@@ -109,13 +138,14 @@ void run_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out
 
 // The four operand pairs of a widening path (f32 or bf16 bits each).
 template <class Lanes>
-void run_block_any(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end) {
+void run_block_any(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                   void* scratch) {
   if (p.x_bf16) {
-    if (p.w_bf16) run_block<Lanes, uint16_t, uint16_t>(p, row_begin, row_end, out_begin, out_end);
-    else run_block<Lanes, uint16_t, float>(p, row_begin, row_end, out_begin, out_end);
+    if (p.w_bf16) run_block<Lanes, uint16_t, uint16_t>(p, row_begin, row_end, out_begin, out_end, scratch);
+    else run_block<Lanes, uint16_t, float>(p, row_begin, row_end, out_begin, out_end, scratch);
   } else {
-    if (p.w_bf16) run_block<Lanes, float, uint16_t>(p, row_begin, row_end, out_begin, out_end);
-    else run_block<Lanes, float, float>(p, row_begin, row_end, out_begin, out_end);
+    if (p.w_bf16) run_block<Lanes, float, uint16_t>(p, row_begin, row_end, out_begin, out_end, scratch);
+    else run_block<Lanes, float, float>(p, row_begin, row_end, out_begin, out_end, scratch);
   }
 }
 

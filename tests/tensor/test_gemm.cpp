@@ -77,10 +77,13 @@ struct Size {
   int64_t rows, outputs, inner;
 };
 
-// Sizes around every tile (2x2, 3x4, 4x6) and vector width (1, 8, 16, 32).
-const std::vector<Size> kSizes = {{1, 1, 1},   {1, 1, 31},  {1, 7, 33},   {2, 5, 16},   {3, 4, 8},
-                                  {4, 6, 32},  {5, 13, 17}, {7, 11, 47},  {9, 25, 100}, {13, 37, 257},
-                                  {1, 50, 65}, {6, 1, 3},   {17, 19, 0}};
+// Sizes around every tile (2x2, 3x4, 4x6), vector width (1, 8, 16, 32),
+// block (48 or 64 rows and outputs) and part of the inner dimension (512
+// or 1024 elements, a single part below 1.5 of it).
+const std::vector<Size> kSizes = {{1, 1, 1},    {1, 1, 31},   {1, 7, 33},    {2, 5, 16},    {3, 4, 8},
+                                  {4, 6, 32},   {5, 13, 17},  {7, 11, 47},   {9, 25, 100},  {13, 37, 257},
+                                  {1, 50, 65},  {6, 1, 3},    {17, 19, 0},   {3, 5, 1601},  {1, 3, 2048},
+                                  {70, 53, 801}, {66, 49, 1537}};
 
 }  // namespace
 
@@ -143,7 +146,7 @@ TEST_CASE("bf16 operands widened on load give the bits of operands widened first
 TEST_CASE("product results do not depend on threads or on the other rows", "[gemm][threads]") {
   std::mt19937 rng(7);
   // Above the threshold where products start threads (2M multiply-adds).
-  const Size size{45, 301, 203};
+  const Size size{45, 301, 1703};
   const int threads_before = linnet::tensor::num_threads();
   for (Isa isa : supported_paths()) {
     ForcedPath forced(isa);
