@@ -4,8 +4,10 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "linnet/tensor/threading.hpp"
 
 int main(int argc, char** argv) {
+  linnet::tensor::bound_idle_spinning(argv);
   CLI::App app{"linnet: reference interpreter and validation harness for the Linnet tensor language"};
   app.require_subcommand(1);
   app.fallthrough();  // global options (--std) may also follow the subcommand
