@@ -37,8 +37,8 @@ void exact_steps_scalar(float* acc, const uint16_t* a, const float* tile, int64_
 
 namespace {
 
-// Terms per packed chunk: a chunk's tile (chunk x 64 f32) stays in L1/L2.
-constexpr int64_t kChunk = 256;
+// Terms per packed chunk: a chunk's tile (chunk x 64 f32, 32 KiB) stays in L1.
+constexpr int64_t kChunk = 128;
 
 void require(bool ok, ErrorKind kind, const std::string& message) {
   if (!ok) throw TensorError(kind, "contract_rounding_each_step: " + message);
@@ -128,11 +128,17 @@ Tensor contract_rounding_each_step(const Tensor& a, const Tensor& b, const Contr
       std::fill(sums.begin(), sums.end(), -0.0f);
       for (int64_t k0 = 0; k0 < k; k0 += kChunk) {
         const int64_t count = std::min(kChunk, k - k0);
-        for (int64_t t = 0; t < count; ++t) {
-          const uint16_t* source = b_bits + index * b_batch + (k0 + t) * b_term + first * b_output;
-          float* target = packed.data() + t * kTile;
-          for (int64_t j = 0; j < width; ++j) target[j] = bf16_bits_to_float(source[j * b_output]);
-          std::fill(target + width, target + kTile, 0.0f);
+        // Packed [term][output]; each output's terms read along b's
+        // terms (contiguous for a [Out, In] weight), the padding zero.
+        const uint16_t* base = b_bits + index * b_batch + k0 * b_term + first * b_output;
+        for (int64_t j = 0; j < kTile; ++j) {
+          float* target = packed.data() + j;
+          if (j >= width) {
+            for (int64_t t = 0; t < count; ++t) target[t * kTile] = 0.0f;
+            continue;
+          }
+          const uint16_t* source = base + j * b_output;
+          for (int64_t t = 0; t < count; ++t) target[t * kTile] = bf16_bits_to_float(source[t * b_term]);
         }
         for (int64_t row = 0; row < m; ++row) {
           steps(sums.data() + row * kTile, a_bits + (index * m + row) * k + k0, packed.data(), count);
