@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "linnet/dist/processes.hpp"
+#include "linnet/tensor/threading.hpp"
 #include "processes.hpp"
 
 namespace {
@@ -43,6 +44,8 @@ int run_command(int argc, char** argv, linnet::cli::CommandContext& context) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Restarts once with short OpenMP idle spinning (threading.hpp), before MPI starts.
+  linnet::tensor::bound_idle_spinning(argv);
   // Under mpirun this process is one of several (docs/commands.md, "Running across processes").
   std::unique_ptr<linnet::dist::Processes> started;
   try {

@@ -20,13 +20,14 @@ Tensor native_with_threads(const OpCall& call, int threads) {
 
 TEST_CASE("kernel results do not depend on the number of threads", "[differential][threads]") {
   std::mt19937 rng(601);
-  const Tensor x = random_tensor(rng, {300, 40}, DType::BF16);
-  const Tensor weight = random_tensor(rng, {130, 40}, DType::BF16);
+  // Products large enough to start threads (tensor::gemm: 2M multiply-adds).
+  const Tensor x = random_tensor(rng, {300, 64}, DType::BF16);
+  const Tensor weight = random_tensor(rng, {130, 64}, DType::BF16);
   const Tensor query = random_tensor(rng, {2, 8, 6, 16}, DType::F32);
   const Tensor key = random_tensor(rng, {2, 2, 9, 16}, DType::F32);
   const Tensor value = random_tensor(rng, {2, 2, 9, 16}, DType::F32);
-  const Tensor a = random_tensor(rng, {70, 90}, DType::F32);
-  const Tensor b = random_tensor(rng, {90, 80}, DType::F32);
+  const Tensor a = random_tensor(rng, {70, 300}, DType::F32);
+  const Tensor b = random_tensor(rng, {300, 120}, DType::F32);
   const Tensor experts_weight = random_tensor(rng, {4, 100, 24}, DType::F32);
   const Tensor experts_input = random_tensor(rng, {20, 24}, DType::F32);
   std::vector<int64_t> chosen;
@@ -34,8 +35,8 @@ TEST_CASE("kernel results do not depend on the number of threads", "[differentia
   const std::vector<OpCall> calls{
       {"std.nn.linear::linear",
        {v(x), v(weight), Value::none()},
-       {{"S", shape({300})}, {"In", dim(40)}, {"Out", dim(130)}, {"T", dtype(DType::BF16)}}},
-      {"std.linalg::matmul", {v(a), v(b)}, {{"M", dim(70)}, {"K", dim(90)}, {"N", dim(80)}, {"T", dtype(DType::F32)}}},
+       {{"S", shape({300})}, {"In", dim(64)}, {"Out", dim(130)}, {"T", dtype(DType::BF16)}}},
+      {"std.linalg::matmul", {v(a), v(b)}, {{"M", dim(70)}, {"K", dim(300)}, {"N", dim(120)}, {"T", dtype(DType::F32)}}},
       {"std.nn.attention::grouped_attention",
        {v(query), v(key), v(value), f32_scalar(0.25f), Value::none()},
        {{"B", dim(2)}, {"H", dim(8)}, {"Hk", dim(2)}, {"Q", dim(6)}, {"K", dim(9)}, {"D", dim(16)},

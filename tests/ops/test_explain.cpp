@@ -131,7 +131,7 @@ TEST_CASE("explain follows sub blocks, sub arrays and imports", "[explain]") {
   const ExplainedSite* linear = site_of(explanation, "std.nn.linear::linear");
   REQUIRE(linear);
   CHECK(linear->reached == 3);
-  CHECK(linear->reason == "native: f32 kernel, valid under equivalent (Eigen product, f32 accumulation, then the bias)");
+  CHECK(linear->reason == "native: f32 kernel, valid under equivalent (vector product (tensor::gemm), f32 accumulation, then the bias; a bf16 weight widened as it is loaded)");
 
   const ExplainedSite* softmax = site_of(explanation, "std.nn.softmax::softmax");
   REQUIRE(softmax);

@@ -140,6 +140,14 @@ struct ContractionAxes {
 Tensor contract(const Tensor& a, const Tensor& b, const ContractionAxes& axes,
                 std::optional<DType> out_dtype = std::nullopt);
 
+// The same contraction of two bf16 tensors as `exact` numerics defines
+// `sum[k] a * b` in bf16 (docs/semantics.md): every product rounded to bf16,
+// then the terms added one at a time in row-major order of the contracted
+// axes as listed in `axes.contract_a`, every partial sum rounded to bf16.
+// Bit for bit that sequence, vectorized across the outputs (16 at a time
+// where the CPU has AVX-512). Result dtype bf16, shape as `contract`.
+Tensor contract_rounding_each_step(const Tensor& a, const Tensor& b, const ContractionAxes& axes);
+
 // a[..., M, K] x b[..., K, N] -> [..., M, N]; the leading (batch) axes
 // broadcast; b may also be rank 2 (shared by every batch).
 Tensor matmul(const Tensor& a, const Tensor& b, std::optional<DType> out_dtype = std::nullopt);

@@ -18,6 +18,17 @@ inline constexpr int64_t kParallelWork = int64_t{1} << 16;
 // available, and not already inside a parallel region.
 bool worth_threads(int64_t work);
 
+// Bounds how long idle OpenMP threads spin before they sleep, by running
+// the program again (execv of /proc/self/exe with `argv`) with
+// GOMP_SPINCOUNT set, unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is already
+// set. Call first thing in main. Why: after each parallel region libgomp's
+// workers spin for about a millisecond by default; on a machine with more
+// runnable threads than cores a spinning worker takes the time slices the
+// main thread needs for the serial work between regions (a tiny model's
+// forward pass ran 2x slower with 2 threads than with 1). libgomp reads the
+// setting once, when it loads, hence the second start. Returns if execv fails.
+void bound_idle_spinning(char** argv);
+
 int num_threads();
 // Sets the OpenMP thread count and Eigen's to `threads` (at least 1).
 void set_num_threads(int threads);

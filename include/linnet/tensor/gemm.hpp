@@ -1,0 +1,60 @@
+// Matrix products for the op kernels: y[r, o] = sum[i] x[r, i] * w[o, i],
+// with f32 or bf16 operands and f32 accumulation, on the widest vector unit
+// the CPU has (chosen at run time, so the default build runs on any x86-64).
+//
+// Both operands are read along their contiguous inner dimension, the way a
+// `linear` weight [Out, In] is stored, so a checkpoint weight is used in
+// place: nothing is packed or widened whole. Each output is one dot product
+// whose summation order depends only on its two rows and the kernel path
+// (vector lanes summed sequentially along i, then the lanes added in a fixed
+// tree), never on the output's position, the number of rows or the number of
+// threads: results are bit-identical with 1 or N threads, and a single row
+// (a decode step) gets the same values as the same row inside a prompt.
+//
+// The kernel paths, best first:
+//   avx512bf16  bf16 x bf16 with `vdpbf16ps` (bf16 products, f32 sums);
+//               f32 operands as avx512.
+//   avx512      AVX-512F FMA over 16 f32 lanes; bf16 operands widened as they
+//               are loaded (exact), so an f32 x times a bf16 weight gives the
+//               same bits as times the weight widened first.
+//   avx2        AVX2 + FMA over 8 lanes, same widening.
+//   scalar      portable C++, one sequential sum per output.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace linnet::tensor::gemm {
+
+enum class Isa { Scalar, Avx2, Avx512, Avx512Bf16 };
+
+// A row-major matrix operand: row r starts `stride` elements after row r-1,
+// and its elements are contiguous. bf16 elements are raw bf16 bits.
+struct Operand {
+  const void* data = nullptr;
+  bool bf16 = false;
+  int64_t stride = 0;
+};
+
+// y[r * y_stride + o] = sum[i] x[r, i] * w[o, i] for r < rows, o < outputs,
+// i < inner. Splits the outputs over the OpenMP threads when the work is
+// worth it (tensor::worth_threads) and not already inside a parallel region.
+void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w, float* y, int64_t y_stride);
+
+// The same product on the calling thread only, for outputs [first, last):
+// for callers that split work themselves.
+void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int64_t inner, Operand x, Operand w,
+                    float* y, int64_t y_stride);
+
+// The path the products use: the best the CPU supports, unless overridden.
+Isa active_isa();
+// The best path this CPU supports.
+Isa best_supported_isa();
+bool isa_supported(Isa isa);
+// Forces a path (tests and benchmarks compare paths); nullopt restores the
+// default. Throws TensorError for a path this CPU lacks.
+void override_isa(std::optional<Isa> isa);
+std::string isa_name(Isa isa);
+
+}  // namespace linnet::tensor::gemm

@@ -1,0 +1,149 @@
+// Kernel-path choice and the split of a product over threads. The kernels
+// themselves live in gemm_<path>.cpp, each compiled for its instruction set
+// and entered only when the CPU reports it (__builtin_cpu_supports), so the
+// default build runs on any x86-64.
+#include "linnet/tensor/gemm.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <new>
+
+#include "gemm_internal.hpp"
+#include "linnet/tensor/error.hpp"
+#include "linnet/tensor/threading.hpp"
+
+namespace linnet::tensor::gemm {
+
+namespace {
+
+// The least multiply-adds worth threads for a product: below about 2M a
+// product takes tens of microseconds on one thread, comparable to waking
+// the other threads on a busy machine.
+constexpr int64_t kParallelProductWork = int64_t{1} << 21;
+
+Isa detect_isa() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  const bool avx512 =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  if (avx512 && __builtin_cpu_supports("avx512bf16")) return Isa::Avx512Bf16;
+  if (avx512) return Isa::Avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
+#endif
+  return Isa::Scalar;
+}
+
+// -1: no override; otherwise an Isa.
+std::atomic<int> isa_override{-1};
+
+detail::BlockFunction block_for(Isa isa, bool x_bf16, bool w_bf16) {
+  switch (isa) {
+    case Isa::Avx512Bf16:
+      return x_bf16 && w_bf16 ? &detail::block_avx512bf16 : &detail::block_avx512;
+    case Isa::Avx512:
+      return &detail::block_avx512;
+    case Isa::Avx2:
+      return &detail::block_avx2;
+    case Isa::Scalar:
+      break;
+  }
+  return &detail::block_scalar;
+}
+
+detail::Problem make_problem(int64_t inner, Operand x, Operand w, float* y, int64_t y_stride) {
+  return detail::Problem{inner, x.data, x.stride, x.bf16, w.data, w.stride, w.bf16, y, y_stride};
+}
+
+// The calling thread's scratch for the kernels' partial sums, allocated on
+// its first product and reused by every later one.
+void* thread_scratch() {
+  struct Buffer {
+    void* data = ::operator new(detail::kScratchBytes, std::align_val_t(detail::kScratchAlignment));
+    ~Buffer() { ::operator delete(data, std::align_val_t(detail::kScratchAlignment)); }
+  };
+  thread_local Buffer buffer;
+  return buffer.data;
+}
+
+int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+}  // namespace
+
+Isa best_supported_isa() {
+  static const Isa best = detect_isa();
+  return best;
+}
+
+bool isa_supported(Isa isa) { return static_cast<int>(isa) <= static_cast<int>(best_supported_isa()); }
+
+Isa active_isa() {
+  const int forced = isa_override.load(std::memory_order_relaxed);
+  return forced < 0 ? best_supported_isa() : static_cast<Isa>(forced);
+}
+
+void override_isa(std::optional<Isa> isa) {
+  if (isa && !isa_supported(*isa)) {
+    throw TensorError(ErrorKind::InvalidArgument,
+                      "matrix product path " + isa_name(*isa) + " is not supported by this CPU (best: " +
+                          isa_name(best_supported_isa()) + ")");
+  }
+  isa_override.store(isa ? static_cast<int>(*isa) : -1, std::memory_order_relaxed);
+}
+
+std::string isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512Bf16:
+      return "avx512bf16";
+    case Isa::Avx512:
+      return "avx512";
+    case Isa::Avx2:
+      return "avx2";
+    case Isa::Scalar:
+      break;
+  }
+  return "scalar";
+}
+
+void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int64_t inner, Operand x, Operand w,
+                    float* y, int64_t y_stride) {
+  if (rows <= 0 || last_output <= first_output) return;
+  if (inner <= 0) {
+    for (int64_t r = 0; r < rows; ++r) std::fill(y + r * y_stride + first_output, y + r * y_stride + last_output, 0.0f);
+    return;
+  }
+  const detail::BlockFunction block = block_for(active_isa(), x.bf16, w.bf16);
+  block(make_problem(inner, x, w, y, y_stride), 0, rows, first_output, last_output, thread_scratch());
+}
+
+void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w, float* y, int64_t y_stride) {
+  if (rows <= 0 || outputs <= 0) return;
+  const int64_t work = rows * outputs * std::max<int64_t>(inner, 1);
+  if (inner <= 0 || work < kParallelProductWork || !worth_threads(work)) {
+    gemm_bt_serial(rows, 0, outputs, inner, x, w, y, y_stride);
+    return;
+  }
+  const detail::BlockFunction block = block_for(active_isa(), x.bf16, w.bf16);
+  const detail::Problem problem = make_problem(inner, x, w, y, y_stride);
+  // Tasks are blocks of outputs (a multiple of every path's tile width, 12),
+  // about eight per thread for balance; rows are split too when there are
+  // too few outputs to go round. Every output is computed whole by one task,
+  // so the split changes no result.
+  const int64_t threads = omp_get_max_threads();
+  const int64_t output_chunk = std::max<int64_t>(12, round_up((outputs + threads * 8 - 1) / (threads * 8), 12));
+  const int64_t output_tasks = (outputs + output_chunk - 1) / output_chunk;
+  const int64_t row_chunk =
+      output_tasks >= threads * 4 ? rows : std::max<int64_t>(12, round_up((rows + threads * 4 - 1) / (threads * 4), 12));
+  const int64_t row_tasks = (rows + row_chunk - 1) / row_chunk;
+  const int64_t tasks = output_tasks * row_tasks;
+#pragma omp parallel for schedule(dynamic)
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t out_begin = (task / row_tasks) * output_chunk;
+    const int64_t row_begin = (task % row_tasks) * row_chunk;
+    block(problem, row_begin, std::min(rows, row_begin + row_chunk), out_begin,
+          std::min(outputs, out_begin + output_chunk), thread_scratch());
+  }
+}
+
+}  // namespace linnet::tensor::gemm

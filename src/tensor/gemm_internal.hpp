@@ -1,0 +1,45 @@
+// What gemm.cpp (dispatch and threads) and the ISA-specific kernel files
+// share. The kernel files are compiled with ISA flags (-mavx2, -mavx512f,
+// ...), so this header declares plain functions and a plain struct only:
+// an inline standard-library template instantiated in such a file could be
+// picked by the linker for the whole program and run on a CPU without it.
+#pragma once
+
+#include <cstdint>
+
+namespace linnet::tensor::gemm::detail {
+
+// One product y[r, o] = sum[i] x[r, i] * w[o, i]; elements are f32, or bf16
+// bits when the flag says so.
+struct Problem {
+  int64_t inner = 0;
+  const void* x = nullptr;
+  int64_t x_stride = 0;
+  bool x_bf16 = false;
+  const void* w = nullptr;
+  int64_t w_stride = 0;
+  bool w_bf16 = false;
+  float* y = nullptr;
+  int64_t y_stride = 0;
+};
+
+// The calling thread's scratch for partial sums: kScratchBytes, aligned to
+// kScratchAlignment.
+inline constexpr int64_t kScratchBytes = int64_t{192} * 1024;
+inline constexpr int64_t kScratchAlignment = 64;
+
+// Each computes the outputs of rows [row_begin, row_end) and outputs
+// [out_begin, out_end) on the calling thread.
+using BlockFunction = void (*)(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin,
+                               int64_t out_end, void* scratch);
+void block_scalar(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                  void* scratch);
+void block_avx2(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                void* scratch);
+void block_avx512(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                  void* scratch);
+// bf16 x bf16 only (vdpbf16ps); other operand pairs go to block_avx512.
+void block_avx512bf16(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
+                      void* scratch);
+
+}  // namespace linnet::tensor::gemm::detail

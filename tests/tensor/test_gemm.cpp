@@ -1,0 +1,187 @@
+// The matrix-product kernels (linnet/tensor/gemm.hpp), every path this CPU
+// supports forced in turn: against a double-precision reference, at sizes
+// that are not multiples of any tile or vector width (and 1), with row
+// strides wider than the rows; bf16 operands widened on load give the same
+// bits as operands widened first; results do not depend on the thread
+// count or on which other rows share the product.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "linnet/tensor/gemm.hpp"
+#include "linnet/tensor/half.hpp"
+#include "linnet/tensor/threading.hpp"
+
+namespace gemm = linnet::tensor::gemm;
+using gemm::Isa;
+
+namespace {
+
+std::vector<Isa> supported_paths() {
+  std::vector<Isa> paths;
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16}) {
+    if (gemm::isa_supported(isa)) paths.push_back(isa);
+  }
+  return paths;
+}
+
+// Restores the default path when a test ends, even by an exception.
+struct ForcedPath {
+  explicit ForcedPath(Isa isa) { gemm::override_isa(isa); }
+  ~ForcedPath() { gemm::override_isa(std::nullopt); }
+};
+
+// A matrix of `rows` x `cols` with rows `stride` apart, values that are
+// exact in bf16 (so f32 and bf16 copies hold the same numbers). Padding
+// between rows holds NaN: a kernel that reads past a row poisons its result.
+struct Matrix {
+  int64_t rows, cols, stride;
+  std::vector<float> f32;
+  std::vector<uint16_t> bf16;
+  gemm::Operand operand(bool as_bf16) const {
+    return as_bf16 ? gemm::Operand{bf16.data(), true, stride} : gemm::Operand{f32.data(), false, stride};
+  }
+  double at(int64_t r, int64_t c) const { return f32[static_cast<size_t>(r * stride + c)]; }
+};
+
+Matrix random_matrix(std::mt19937& rng, int64_t rows, int64_t cols, int64_t padding) {
+  Matrix m{rows, cols, cols + padding, {}, {}};
+  const size_t size = static_cast<size_t>(std::max<int64_t>(rows * m.stride, 1));
+  m.f32.assign(size, std::nanf(""));
+  m.bf16.assign(size, linnet::tensor::float_to_bf16_bits(std::nanf("")));
+  std::uniform_real_distribution<float> values(-1.0f, 1.0f);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const uint16_t bits = linnet::tensor::float_to_bf16_bits(values(rng));
+      m.bf16[static_cast<size_t>(r * m.stride + c)] = bits;
+      m.f32[static_cast<size_t>(r * m.stride + c)] = linnet::tensor::bf16_bits_to_float(bits);
+    }
+  }
+  return m;
+}
+
+std::vector<float> product(const Matrix& x, bool x_bf16, const Matrix& w, bool w_bf16, int64_t y_stride) {
+  std::vector<float> y(static_cast<size_t>(std::max<int64_t>(x.rows * y_stride, 1)), -7.0f);
+  gemm::gemm_bt(x.rows, w.rows, x.cols, x.operand(x_bf16), w.operand(w_bf16), y.data(), y_stride);
+  return y;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+struct Size {
+  int64_t rows, outputs, inner;
+};
+
+// Sizes around every tile (2x2, 3x4, 4x6), vector width (1, 8, 16, 32),
+// block (48 or 64 rows and outputs) and part of the inner dimension (512
+// or 1024 elements, a single part below 1.5 of it).
+const std::vector<Size> kSizes = {{1, 1, 1},    {1, 1, 31},   {1, 7, 33},    {2, 5, 16},    {3, 4, 8},
+                                  {4, 6, 32},   {5, 13, 17},  {7, 11, 47},   {9, 25, 100},  {13, 37, 257},
+                                  {1, 50, 65},  {6, 1, 3},    {17, 19, 0},   {3, 5, 1601},  {1, 3, 2048},
+                                  {70, 53, 801}, {66, 49, 1537}};
+
+}  // namespace
+
+TEST_CASE("every product path agrees with a double reference", "[gemm]") {
+  std::mt19937 rng(5);
+  for (Isa isa : supported_paths()) {
+    ForcedPath forced(isa);
+    for (const Size& size : kSizes) {
+      const Matrix x = random_matrix(rng, size.rows, size.inner, 3);
+      const Matrix w = random_matrix(rng, size.outputs, size.inner, 5);
+      const int64_t y_stride = size.outputs + 2;
+      for (const bool x_bf16 : {false, true}) {
+        for (const bool w_bf16 : {false, true}) {
+          INFO("path " << gemm::isa_name(isa) << ", " << size.rows << " x " << size.outputs << " x " << size.inner
+                       << ", x " << (x_bf16 ? "bf16" : "f32") << ", w " << (w_bf16 ? "bf16" : "f32"));
+          const std::vector<float> y = product(x, x_bf16, w, w_bf16, y_stride);
+          for (int64_t r = 0; r < size.rows; ++r) {
+            for (int64_t o = 0; o < size.outputs; ++o) {
+              double exact = 0, scale = 0;
+              for (int64_t i = 0; i < size.inner; ++i) {
+                exact += x.at(r, i) * w.at(o, i);
+                scale += std::fabs(x.at(r, i) * w.at(o, i));
+              }
+              // f32 sums of `inner` exact-ish terms: a few units of f32 roundoff per term.
+              const double bound = (static_cast<double>(size.inner) + 2) * std::ldexp(1.0, -23) * scale;
+              const float got = y[static_cast<size_t>(r * y_stride + o)];
+              INFO("output " << r << ", " << o << ": " << got << " vs " << exact);
+              REQUIRE(std::fabs(got - exact) <= bound);
+            }
+            // The padding between output rows is left alone.
+            for (int64_t o = size.outputs; o < y_stride && r + 1 < size.rows; ++o) {
+              REQUIRE(y[static_cast<size_t>(r * y_stride + o)] == -7.0f);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("bf16 operands widened on load give the bits of operands widened first", "[gemm]") {
+  std::mt19937 rng(6);
+  for (Isa isa : supported_paths()) {
+    ForcedPath forced(isa);
+    for (const Size& size : kSizes) {
+      INFO("path " << gemm::isa_name(isa) << ", " << size.rows << " x " << size.outputs << " x " << size.inner);
+      const Matrix x = random_matrix(rng, size.rows, size.inner, 1);
+      const Matrix w = random_matrix(rng, size.outputs, size.inner, 0);
+      const std::vector<float> widened_first = product(x, false, w, false, size.outputs);
+      // T=f32 with a bf16 checkpoint weight: exactly as if the weight were widened at load.
+      REQUIRE(same_bits(product(x, false, w, true, size.outputs), widened_first));
+      REQUIRE(same_bits(product(x, true, w, false, size.outputs), widened_first));
+      // bf16 x bf16 uses vdpbf16ps on the avx512bf16 path (its own rounding);
+      // every other path widens both.
+      if (isa != Isa::Avx512Bf16) REQUIRE(same_bits(product(x, true, w, true, size.outputs), widened_first));
+    }
+  }
+}
+
+TEST_CASE("product results do not depend on threads or on the other rows", "[gemm][threads]") {
+  std::mt19937 rng(7);
+  // Above the threshold where products start threads (2M multiply-adds).
+  const Size size{45, 301, 1703};
+  const int threads_before = linnet::tensor::num_threads();
+  for (Isa isa : supported_paths()) {
+    ForcedPath forced(isa);
+    const Matrix x = random_matrix(rng, size.rows, size.inner, 0);
+    const Matrix w = random_matrix(rng, size.outputs, size.inner, 0);
+    for (const bool bf16 : {false, true}) {
+      INFO("path " << gemm::isa_name(isa) << (bf16 ? ", bf16" : ", f32"));
+      linnet::tensor::set_num_threads(1);
+      const std::vector<float> one = product(x, bf16, w, bf16, size.outputs);
+      linnet::tensor::set_num_threads(2);
+      const std::vector<float> two = product(x, bf16, w, bf16, size.outputs);
+      linnet::tensor::set_num_threads(3);
+      const std::vector<float> three = product(x, bf16, w, bf16, size.outputs);
+      REQUIRE(same_bits(one, two));
+      REQUIRE(same_bits(one, three));
+      // One row alone (a decode step) gets the bits it gets inside the whole product.
+      for (const int64_t row : {int64_t{0}, int64_t{22}, size.rows - 1}) {
+        std::vector<float> alone(static_cast<size_t>(size.outputs));
+        const gemm::Operand x_row =
+            bf16 ? gemm::Operand{x.bf16.data() + row * x.stride, true, x.stride}
+                 : gemm::Operand{x.f32.data() + row * x.stride, false, x.stride};
+        gemm::gemm_bt(1, size.outputs, size.inner, x_row, w.operand(bf16), alone.data(), size.outputs);
+        REQUIRE(std::memcmp(alone.data(), one.data() + row * size.outputs, alone.size() * sizeof(float)) == 0);
+      }
+    }
+  }
+  linnet::tensor::set_num_threads(threads_before);
+}
+
+TEST_CASE("forcing a product path the CPU lacks is refused", "[gemm]") {
+  if (gemm::best_supported_isa() != Isa::Avx512Bf16) {
+    REQUIRE_THROWS(gemm::override_isa(Isa::Avx512Bf16));
+  }
+  REQUIRE_NOTHROW(gemm::override_isa(Isa::Scalar));
+  REQUIRE(gemm::active_isa() == Isa::Scalar);
+  gemm::override_isa(std::nullopt);
+  REQUIRE(gemm::active_isa() == gemm::best_supported_isa());
+}
