@@ -8,8 +8,14 @@
 // would), the same "a position outside the cache is never matched", and
 // the same "when a place repeats, the later value row wins".
 //
-// Writing into the cache in place, where the interpreter can prove the old
-// value dead, is left to a later optimisation.
+// In place: when the interpreter hands the kernel the cache as the only
+// reference to its storage (`cache = write_at(cache, ...)`, the state's own
+// slot having let go of it, see eval's DeadAfterCall), nothing else can see
+// the old value, so the written rows are stored into it and it is returned
+// as the result. A cache referenced anywhere else (another variable, a
+// view) is copied first, as the bodies' result is a new value. Either way
+// only the written rows are touched, so a step costs what it writes, not
+// the cache's size.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -26,10 +32,11 @@ struct Source {
   int64_t position = 0;
 };
 
-// A copy of cache [B, H, S, D] with each (b, h, s, :) for which
-// sources[b * S + s] names a value row replaced by value[row, h, position, :].
+// Cache [B, H, S, D] with each (b, h, s, :) for which sources[b * S + s]
+// names a value row replaced by value[row, h, position, :]: the cache itself,
+// updated, when this call holds it alone, else a copy.
 Tensor write_cache(const Tensor& cache, const Tensor& value_in, const std::vector<Source>& sources) {
-  Tensor result = cache.clone();
+  Tensor result = held_by_call_alone(cache) && cache.is_contiguous() ? cache : cache.clone();
   const Tensor value = value_in.contiguous();
   const int64_t B = cache.extent(0), H = cache.extent(1), S = cache.extent(2), D = cache.extent(3);
   const int64_t value_positions = value.extent(2);
@@ -175,7 +182,9 @@ std::optional<eval::Value> run_write_tokens(const eval::NativeCall& call) {
 
 void register_cache_kernels(RegistryOpTable& table) {
   const auto equivalent = eval::NumericsPolicy::Equivalent;
-  const std::string summary = "a copy of the cache with the written rows replaced, bit for bit the body";
+  const std::string summary =
+      "the written rows stored into the cache in place when the call holds it alone, else into a copy; bit for bit "
+      "the body";
   const std::string module = "std.nn.cache::";
   register_f32_bf16(table, module + "write_at", equivalent, summary, summary, &run_write_at);
   register_f32_bf16(table, module + "write_span", equivalent, summary, summary, &run_write_span);

@@ -15,8 +15,11 @@ class Storage {
 
   // Owned, uninitialised memory of `bytes` bytes.
   static std::shared_ptr<Storage> allocate(size_t bytes);
-  // Owned memory of `bytes` bytes, all zero.
+  // Owned memory of `bytes` bytes, all zero. From kLazyZeroThreshold bytes
+  // on, fresh anonymous pages that the OS zero-fills on first touch: pages
+  // never written take no memory and cost nothing up front.
   static std::shared_ptr<Storage> allocate_zeroed(size_t bytes);
+  static constexpr size_t kLazyZeroThreshold = size_t{256} << 10;
   // External memory: `data` stays valid as long as `keep_alive` does.
   static std::shared_ptr<Storage> borrow(const void* data, size_t bytes, std::shared_ptr<const void> keep_alive);
 
@@ -37,6 +40,7 @@ class Storage {
   std::byte* data_;
   size_t bytes_;
   bool owned_;
+  bool mapped_ = false;  // owned pages from mmap (allocate_zeroed), released with munmap
   std::shared_ptr<const void> keep_alive_;
 };
 
