@@ -19,16 +19,16 @@ module cached
 use std.nn.cache::{write_at, write_span, write_tokens}
 
 pub block Cache<S: Dim, T: Float = f32> {
-    state cache: Tensor[1, 2, S, 4; T]
+    state cache: Tensor[1, 2, S, 16; T]
 
     // A decode step's write: nothing else sees the old cache.
-    pub entry step(value: Tensor[1, 2, 1, 4; T], pos: i32) -> Tensor[1, 2, 1, 4; T] {
+    pub entry step(value: Tensor[1, 2, 1, 16; T], pos: i32) -> Tensor[1, 2, 1, 16; T] {
         cache = write_at(cache, value, pos)
         return value
     }
 
     // A prompt's write, then its tokens again through write_tokens.
-    pub entry span<N: Dim>(value: Tensor[1, 2, N, 4; T], pos: i32) -> Tensor[1, 2, N, 4; T]
+    pub entry span<N: Dim>(value: Tensor[1, 2, N, 16; T], pos: i32) -> Tensor[1, 2, N, 16; T]
     where N > 0 {
         cache = write_span(cache, value, pos)
         let rows = fill<i32>([N], 0)
@@ -38,13 +38,13 @@ pub block Cache<S: Dim, T: Float = f32> {
     }
 
     // The old cache is still held by `before` when it is written.
-    pub entry keep_old(value: Tensor[1, 2, 1, 4; T], pos: i32) -> Tensor[1, 2, S, 4; T] {
+    pub entry keep_old(value: Tensor[1, 2, 1, 16; T], pos: i32) -> Tensor[1, 2, S, 16; T] {
         let before = cache
         cache = write_at(cache, value, pos)
         return before
     }
 
-    pub entry read() -> Tensor[1, 2, S, 4; T] {
+    pub entry read() -> Tensor[1, 2, S, 16; T] {
         return cache
     }
 }
@@ -92,13 +92,13 @@ TEST_CASE("a cache written by its only holder keeps its storage", "[in-place]") 
     auto block = program->instantiate("Cache", {{"S", dim(6)}, {"T", dtype(type)}}, none);
     const void* storage = state_storage(*block);
     std::mt19937 rng(7);
-    const Tensor first = random_tensor(rng, {1, 2, 1, 4}, type);
-    const Tensor second = random_tensor(rng, {1, 2, 1, 4}, type);
+    const Tensor first = random_tensor(rng, {1, 2, 1, 16}, type);
+    const Tensor second = random_tensor(rng, {1, 2, 1, 16}, type);
     run_entry(program, *block, "step", {v(first), scalar_i32(2)});
     run_entry(program, *block, "step", {v(second), scalar_i32(5)});
     run_entry(program, *block, "step", {v(second), scalar_i32(9)});  // outside the cache: nothing written
     CHECK(state_storage(*block) == storage);
-    const Tensor prompt = random_tensor(rng, {1, 2, 3, 4}, type);
+    const Tensor prompt = random_tensor(rng, {1, 2, 3, 16}, type);
     run_entry(program, *block, "span", {v(prompt), scalar_i32(0)}, {{"N", dim(3)}});
     CHECK(state_storage(*block) == storage);
     CHECK(program->stats().at("std.nn.cache::write_at").native == 3);
@@ -119,12 +119,12 @@ TEST_CASE("a cache still referenced elsewhere is copied, not written", "[in-plac
   auto program = load_source(kCacheBlock, native_options());
   MapParameterSource none;
   auto block = program->instantiate("Cache", {{"S", dim(5)}}, none);
-  const Tensor ones = f32(std::vector<float>(8, 1.0f), {1, 2, 1, 4});
+  const Tensor ones = f32(std::vector<float>(32, 1.0f), {1, 2, 1, 16});
   run_entry(program, *block, "step", {v(ones), scalar_i32(0)});
   const void* storage = state_storage(*block);
   const std::vector<double> before_step = values(*block->find_state("cache"));
 
-  const Tensor twos = f32(std::vector<float>(8, 2.0f), {1, 2, 1, 4});
+  const Tensor twos = f32(std::vector<float>(32, 2.0f), {1, 2, 1, 16});
   const Value old = run_entry(program, *block, "keep_old", {v(twos), scalar_i32(3)});
   // `before` saw the cache as it was; the state has the new row in new storage.
   CHECK(values(old.tensor()) == before_step);
@@ -151,7 +151,7 @@ TEST_CASE("a cache of 32768 positions takes memory only where it is written", "[
   CHECK(resident_pages(cache->raw_data(), bytes) == 0);
   // A step writes one row per head (two pages at most) and keeps the storage.
   std::mt19937 rng(11);
-  run_entry(program, *block, "step", {v(random_tensor(rng, {1, 2, 1, 4}, DType::BF16)), scalar_i32(20000)});
+  run_entry(program, *block, "step", {v(random_tensor(rng, {1, 2, 1, 16}, DType::BF16)), scalar_i32(20000)});
   cache = block->find_state("cache");
   CHECK(resident_pages(cache->raw_data(), bytes) <= 2);
   CHECK(cache->at<double>({0, 0, 19999, 0}) == 0.0);

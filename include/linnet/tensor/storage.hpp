@@ -19,7 +19,7 @@ class Storage {
   // on, fresh anonymous pages that the OS zero-fills on first touch: pages
   // never written take no memory and cost nothing up front.
   static std::shared_ptr<Storage> allocate_zeroed(size_t bytes);
-  static constexpr size_t kLazyZeroThreshold = size_t{256} << 10;
+  static constexpr size_t kLazyZeroThreshold = size_t{1} << 20;
   // External memory: `data` stays valid as long as `keep_alive` does.
   static std::shared_ptr<Storage> borrow(const void* data, size_t bytes, std::shared_ptr<const void> keep_alive);
 
