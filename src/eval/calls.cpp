@@ -5,10 +5,138 @@
 // argument and the result against the declared types, and running the body
 // (or, for an `op`, a native implementation the dispatcher offers).
 #include <algorithm>
+#include <cstdio>
 
 #include "evaluator.hpp"
 
 namespace linnet::eval {
+
+namespace {
+
+// Same storage, dtype and view: restoring one from the other changes nothing.
+bool same_view(const Tensor& a, const Tensor& b) {
+  return a.storage() == b.storage() && a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         a.strides() == b.strides() && a.offset() == b.offset();
+}
+
+// While alive, `slot` (a variable the calling statement overwrites with the
+// call's result) holds nothing, when one of the call's arguments is the very
+// same tensor: the argument then carries the value alone. Put back on
+// destruction unless keep_released() was called (the kernel returned; the
+// statement assigns the slot next). A kernel that updated the tensor in
+// place and then failed leaves the slot with the updated tensor.
+class SlotRelease {
+ public:
+  SlotRelease(Value* slot, const std::vector<Value>& arguments) {
+    if (slot == nullptr || !slot->is_tensor()) return;
+    for (const Value& argument : arguments) {
+      if (argument.is_tensor() && same_view(argument.tensor(), slot->tensor())) {
+        slot_ = slot;
+        argument_ = &argument;
+        *slot_ = Value();
+        return;
+      }
+    }
+  }
+  SlotRelease(const SlotRelease&) = delete;
+  SlotRelease& operator=(const SlotRelease&) = delete;
+  ~SlotRelease() {
+    if (slot_ != nullptr && argument_->is_tensor()) *slot_ = *argument_;
+  }
+  void keep_released() { slot_ = nullptr; }
+
+ private:
+  Value* slot_ = nullptr;
+  const Value* argument_ = nullptr;
+};
+
+// An exact spelling of a scalar argument for constant_call_key; empty for
+// anything else.
+std::string scalar_key(const Value& value) {
+  char text[64];
+  if (value.kind() == Value::Kind::Int) return "i" + std::to_string(value.int_value());
+  if (value.kind() == Value::Kind::Float) {
+    std::snprintf(text, sizeof text, "f%a", value.float_value());
+    return text;
+  }
+  if (value.is_scalar_tensor()) {
+    const Tensor& scalar = value.tensor();
+    std::string key = std::string(tensor::dtype_name(scalar.dtype())) + ":";
+    const auto* bytes = static_cast<const unsigned char*>(scalar.raw_data());
+    for (size_t i = 0; i < scalar.element_size(); ++i) {
+      std::snprintf(text, sizeof text, "%02x", bytes[i]);
+      key += text;
+    }
+    return key;
+  }
+  return "";
+}
+
+}  // namespace
+
+bool Evaluator::is_constant_expression(const ast::Expr& expr, Frame& frame) const {
+  switch (expr.kind) {
+    case ast::ExprKind::Integer:
+    case ast::ExprKind::Float:
+    case ast::ExprKind::Bool: return true;
+    case ast::ExprKind::Name: {
+      const std::string& name = expr.cast<ast::NameExpr>().name.text;
+      if (frame.index != nullptr && (frame.index->is_index(name) || frame.index->is_pack(name))) return false;
+      if (find_local(frame, name) != nullptr) return false;
+      auto generic = frame.generics.find(name);
+      if (generic != frame.generics.end()) return generic->second.kind == GenericValue::Kind::Dim;
+      if (frame.self != nullptr && frame.self->members.count(name)) return false;
+      auto resolved = find_item(frame.module, name);
+      return resolved && resolved->item != nullptr && resolved->item->as<ast::ConstItem>() != nullptr;
+    }
+    case ast::ExprKind::Unary: return is_constant_expression(*expr.cast<ast::UnaryExpr>().operand, frame);
+    case ast::ExprKind::Binary: {
+      const auto& binary = expr.cast<ast::BinaryExpr>();
+      return is_constant_expression(*binary.lhs, frame) && is_constant_expression(*binary.rhs, frame);
+    }
+    default: return false;
+  }
+}
+
+std::string Evaluator::constant_call_key(const ast::CallExpr& call, const ast::FunctionItem& function,
+                                         const GenericBindings& preset, const CallArgs& args, Frame& frame) const {
+  for (const ast::Argument& argument : call.arguments) {
+    if (!is_constant_expression(*argument.value, frame)) return "";
+  }
+  char address[32];
+  std::snprintf(address, sizeof address, "%p", static_cast<const void*>(&function));
+  std::string key = std::string(address) + numerics_policy_name(options.numerics) + describe_bindings(preset);
+  for (const Value& value : args.positional) {
+    const std::string part = scalar_key(value);
+    if (part.empty()) return "";
+    key += "," + part;
+  }
+  for (const auto& [name, value] : args.named) {
+    const std::string part = scalar_key(value);
+    if (part.empty()) return "";
+    key += "," + name + "=" + part;
+  }
+  return key;
+}
+
+void Evaluator::remember_constant_call(const std::string& key, const Value& result) {
+  // Only tensors and tuples of them are kept, within a memory budget.
+  size_t bytes = 0;
+  auto measure = [&](const Value& value, auto& self) -> bool {
+    if (value.is_tensor()) {
+      bytes += static_cast<size_t>(value.tensor().numel()) * value.tensor().element_size();
+      return true;
+    }
+    if (value.kind() != Value::Kind::Tuple) return false;
+    for (const Value& element : value.elements()) {
+      if (!self(element, self)) return false;
+    }
+    return true;
+  };
+  if (!measure(result, measure) || constant_call_bytes_ + bytes > kConstantCallBudget) return;
+  constant_call_bytes_ += bytes;
+  constant_calls_.emplace(key, result);
+}
 
 std::string Evaluator::function_display_name(const Module* module, const ast::FunctionItem& function,
                                              const BlockInstance* self) const {
@@ -108,12 +236,30 @@ Indexed Evaluator::eval_call(const ast::CallExpr& call, Frame& frame) {
   };
   for (const Indexed& value : positional) args.positional.push_back(unwrap(value));
   for (const auto& [key, value] : named) args.named.push_back({key, unwrap(value)});
+  // The call's arguments now live in `args` alone (a kernel may find it
+  // holds the only reference to a tensor, see DeadAfterCall).
+  positional.clear();
+  named.clear();
 
   const std::string display = function_display_name(module, *function, self);
   GenericBindings preset = bind_explicit_generics(function->generics, call.generic_args, frame, call.span, display);
   // A function called on elements calls others on elements too.
   const bool lifted = !order.empty() || frame.lifted;
-  Value result = invoke(module, *function, self, std::move(preset), std::move(args), call.span, lifted);
+  Value* dead_slot = nullptr;
+  if (dead_after_call.call == &call) {
+    dead_slot = dead_after_call.slot;
+    dead_after_call = {};
+  }
+  std::string constant_key;
+  if (!lifted && self == nullptr && function->function == ast::FunctionKind::Fn) {
+    constant_key = constant_call_key(call, *function, preset, args, frame);
+    if (!constant_key.empty()) {
+      auto found = constant_calls_.find(constant_key);
+      if (found != constant_calls_.end()) return {found->second, {}};
+    }
+  }
+  Value result = invoke(module, *function, self, std::move(preset), std::move(args), call.span, lifted, dead_slot);
+  if (!constant_key.empty()) remember_constant_call(constant_key, result);
   if (order.empty()) return {result, {}};
   if (!result.is_tensor() || result.tensor().rank() != static_cast<int>(order.size())) {
     fail(codes::invalid_index_expression,
@@ -124,7 +270,7 @@ Indexed Evaluator::eval_call(const ast::CallExpr& call, Frame& frame) {
 }
 
 Value Evaluator::invoke(const Module* module, const ast::FunctionItem& function, BlockInstance* self,
-                        GenericBindings preset, CallArgs args, Span call_site, bool lifted) {
+                        GenericBindings preset, CallArgs args, Span call_site, bool lifted, Value* dead_slot) {
   const std::string display = function_display_name(module, function, self);
   CallScope scope(*this, calls, display, call_site, options.max_call_depth);
   Frame callee;
@@ -138,9 +284,11 @@ Value Evaluator::invoke(const Module* module, const ast::FunctionItem& function,
   std::vector<Value> values =
       bind_arguments(function.params, function.generics, preset, std::move(args), callee, call_site, display);
   check_where(function.where, callee, call_site, display);
-  for (size_t i = 0; i < function.params.size(); ++i) {
-    declare(callee, function.params[i].name.text, values[i], false);
-  }
+  auto declare_parameters = [&] {
+    for (size_t i = 0; i < function.params.size(); ++i) {
+      declare(callee, function.params[i].name.text, values[i], false);
+    }
+  };
 
   auto check_result = [&](Value result, Span span) {
     if (!function.result) return Value::unit();
@@ -155,11 +303,17 @@ Value Evaluator::invoke(const Module* module, const ast::FunctionItem& function,
         bound[generic.name.text] = callee.generics.at(generic.name.text);
       }
       NativeCall native{function, qualified, bound, values, options.numerics};
+      // Until the kernel returns, `values` holds the arguments' only
+      // references this call makes (the parameters are declared only for
+      // the body), and the overwritten slot lets go of its own.
+      SlotRelease release(dead_slot, values);
       if (std::optional<Value> result = options.dispatcher->try_native(native)) {
+        release.keep_released();
         ++stats[qualified].native;
         return check_result(std::move(*result), call_site);
       }
     }
+    declare_parameters();
     if (function.kernel && options.run_kernels && options.numerics != NumericsPolicy::Exact) {
       if (std::optional<Value> result = run_bound_kernel(module, function, callee, values, call_site)) {
         ++stats[qualified].native;
@@ -167,6 +321,8 @@ Value Evaluator::invoke(const Module* module, const ast::FunctionItem& function,
       }
     }
     ++stats[qualified].body;
+  } else {
+    declare_parameters();
   }
 
   exec_statements(function.body.statements, callee);

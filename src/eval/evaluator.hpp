@@ -245,8 +245,10 @@ class Evaluator {
 
   // ---- calls (calls.cpp) ------------------------------------------------
   Indexed eval_call(const ast::CallExpr& call, Frame& frame);
+  // `dead_slot`: the variable or state the calling statement overwrites
+  // with this call's result (see DeadAfterCall); null otherwise.
   Value invoke(const Module* module, const ast::FunctionItem& function, BlockInstance* self,
-               GenericBindings preset, CallArgs args, Span call_site, bool lifted);
+               GenericBindings preset, CallArgs args, Span call_site, bool lifted, Value* dead_slot = nullptr);
   // Matches `args` to `params`, binds the generics of `generics` not preset
   // in `callee` (inferred from the arguments, or their defaults), fills in
   // parameter defaults and checks every argument against its type.
@@ -270,6 +272,36 @@ class Evaluator {
   // Checks that an assignment keeps the variable's type.
   void check_same_type(const Value& old_value, const Value& new_value, Span span, const std::string& target);
 
+  // In-place updates. `state = op(state, ...)` (or the same with a `var`)
+  // leaves nothing that needs the old value once the call has its
+  // arguments: the statement overwrites it with the result. exec_assign
+  // records the call and the slot here; when that call is an op with a
+  // native kernel, the slot lets go of its reference before the kernel runs
+  // and gets it back if the kernel declines or fails. A kernel that then
+  // holds the only reference to a tensor's storage may write into it (a
+  // cache write touches only the written rows). A value still referenced
+  // anywhere else (another variable, a view) keeps its reference count above
+  // one, and the kernel copies as before.
+  struct DeadAfterCall {
+    const ast::CallExpr* call = nullptr;
+    Value* slot = nullptr;
+  };
+  DeadAfterCall dead_after_call;
+
+  // Calls that are constants: a module-level function (no block, so no
+  // state) whose arguments are all compile-time constants (literals,
+  // `const`s, generics) computes the same value every time for the same
+  // generics, so it runs once (rotary tables of `MaxSeq` rows, rebuilt by
+  // every decode step otherwise). Keyed by the function, its bound generics
+  // and its argument values.
+  // The key of such a call, or "" when it is not one (an argument that is
+  // not a constant expression, or a value that is not a scalar).
+  std::string constant_call_key(const ast::CallExpr& call, const ast::FunctionItem& function,
+                                const GenericBindings& preset, const CallArgs& args, Frame& frame) const;
+  void remember_constant_call(const std::string& key, const Value& result);
+  bool is_constant_expression(const ast::Expr& expr, Frame& frame) const;
+  static constexpr size_t kConstantCallBudget = size_t{512} << 20;  // bytes of results kept
+
   // ---- blocks (blocks.cpp) ----------------------------------------------
   std::shared_ptr<BlockInstance> instantiate_block(const Module* module, const ast::BlockItem& item,
                                                    GenericBindings generics, const std::string& path,
@@ -291,6 +323,8 @@ class Evaluator {
 
  private:
   std::map<const ast::ConstItem*, Value> const_cache_;
+  std::map<std::string, Value> constant_calls_;  // constant_call's results
+  size_t constant_call_bytes_ = 0;
   std::set<const ast::ConstItem*> consts_in_progress_;
 };
 

@@ -113,41 +113,65 @@ void Evaluator::check_same_type(const Value& old_value, const Value& new_value, 
 
 void Evaluator::exec_assign(const ast::AssignStmt& stmt, Frame& frame) {
   const std::string& target = stmt.target.text;
-  Value value = eval_value(*stmt.value, frame);
-  auto converted = [&](const Value& old_value) {
-    if (value.is_contextual() && old_value.is_scalar_tensor()) {
-      return Value::from_tensor(literal_as(value, old_value.tensor().dtype(), stmt.value->span));
-    }
-    return value;
-  };
-  if (Local* local = find_local(frame, target)) {
-    if (!local->is_var) {
-      fail(codes::assign_immutable, "`" + target + "` is not a `var`; only `var` locals and `state` members change",
-           stmt.target.span);
-    }
-    Value next = converted(local->value);
-    check_same_type(local->value, next, stmt.value->span, target);
-    local->value = std::move(next);
+  Local* local = find_local(frame, target);
+  BlockInstance::Member* member = nullptr;
+  if (local == nullptr && frame.self != nullptr) {
+    auto found = frame.self->members.find(target);
+    if (found != frame.self->members.end()) member = &found->second;
+  }
+  if (local != nullptr && !local->is_var) {
+    fail(codes::assign_immutable, "`" + target + "` is not a `var`; only `var` locals and `state` members change",
+         stmt.target.span);
+  }
+  if (member != nullptr && member->item->member != ast::MemberKind::State) {
+    fail(codes::assign_immutable,
+         "`" + target + "` is a " + ast::member_kind_spelling(member->item->member) +
+             "; only `state` members and `var` locals are assigned",
+         stmt.target.span);
+  }
+  if (local == nullptr && member == nullptr) {
+    fail(codes::unknown_symbol, "cannot find `" + target + "` to assign", stmt.target.span);
+  }
+  Value* slot = local != nullptr ? &local->value : &member->value;
+
+  // The type the new value must keep, taken now: the slot may lend its
+  // tensor to the call that computes the new value (DeadAfterCall).
+  const Value::Kind old_kind = slot->kind();
+  const bool old_tensor = slot->is_tensor();
+  const DType old_dtype = old_tensor ? slot->tensor().dtype() : DType::F32;
+  const Shape old_shape = old_tensor ? slot->tensor().shape() : Shape{};
+  const bool old_scalar = slot->is_scalar_tensor();
+  const std::string old_description = slot->describe();
+
+  // `x = f(..., x, ...)`: the old value is dead once f has its arguments.
+  const DeadAfterCall outer = dead_after_call;
+  const auto* call = stmt.value->as<ast::CallExpr>();
+  dead_after_call = call != nullptr && old_tensor && !old_scalar ? DeadAfterCall{call, slot} : DeadAfterCall{};
+  Value value;
+  try {
+    value = eval_value(*stmt.value, frame);
+  } catch (...) {
+    dead_after_call = outer;
+    throw;
+  }
+  dead_after_call = outer;
+
+  if (value.is_contextual() && old_scalar) {
+    value = Value::from_tensor(literal_as(value, old_dtype, stmt.value->span));
+  }
+  bool same = value.kind() == old_kind;
+  if (same && old_tensor) same = value.tensor().dtype() == old_dtype && value.tensor().shape() == old_shape;
+  if (!same) {
+    fail(codes::assign_changes_type, "assignment would change the type of `" + target + "`", stmt.value->span,
+         {"`" + target + "` is " + old_description, "the new value is " + value.describe()});
+  }
+  if (local != nullptr) {
+    *slot = std::move(value);
     return;
   }
-  if (frame.self != nullptr) {
-    auto member = frame.self->members.find(target);
-    if (member != frame.self->members.end()) {
-      if (member->second.item->member != ast::MemberKind::State) {
-        fail(codes::assign_immutable,
-             "`" + target + "` is a " + ast::member_kind_spelling(member->second.item->member) +
-                 "; only `state` members and `var` locals are assigned",
-             stmt.target.span);
-      }
-      Value next = converted(member->second.value);
-      check_same_type(member->second.value, next, stmt.value->span, target);
-      // A state keeps its own storage: a view of another tensor (a slice of
-      // an input, a broadcast) is copied so later writes see plain values.
-      member->second.value = Value::from_tensor(next.tensor().contiguous());
-      return;
-    }
-  }
-  fail(codes::unknown_symbol, "cannot find `" + target + "` to assign", stmt.target.span);
+  // A state keeps its own storage: a view of another tensor (a slice of
+  // an input, a broadcast) is copied so later writes see plain values.
+  *slot = Value::from_tensor(value.tensor().contiguous());
 }
 
 void Evaluator::exec_static_for(const ast::StaticForStmt& stmt, Frame& frame) {

@@ -8,10 +8,17 @@
 // would), the same "a position outside the cache is never matched", and
 // the same "when a place repeats, the later value row wins".
 //
-// Writing into the cache in place, where the interpreter can prove the old
-// value dead, is left to a later optimisation.
+// In place: when the interpreter hands the kernel the cache as the only
+// reference to its storage (`cache = write_at(cache, ...)`, the state's own
+// slot having let go of it, see eval's DeadAfterCall), nothing else can see
+// the old value, so the written rows are stored into it and it is returned
+// as the result. A cache referenced anywhere else (another variable, a
+// view) is copied first, as the bodies' result is a new value. Either way
+// only the written rows are touched, so a step costs what it writes, not
+// the cache's size.
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "kernel_support.hpp"
@@ -20,31 +27,47 @@ namespace linnet::ops::detail {
 
 namespace {
 
-// Where cache row (b, s) takes its value from: value[row, h, position, :].
-struct Source {
-  int64_t row = -1;  // -1: nothing is written there
+// One written place: cache row (b, s) = place / S, place % S takes
+// value[row, h, position, :] for every head h.
+struct Write {
+  int64_t place = 0;
+  int64_t row = 0;
   int64_t position = 0;
 };
 
-// A copy of cache [B, H, S, D] with each (b, h, s, :) for which
-// sources[b * S + s] names a value row replaced by value[row, h, position, :].
-Tensor write_cache(const Tensor& cache, const Tensor& value_in, const std::vector<Source>& sources) {
-  Tensor result = cache.clone();
+// The writes in a form with each place once: where a place repeats, the
+// later write wins, as in the bodies. Only written places are listed, so a
+// write costs what it writes, not the cache's size.
+std::vector<Write> last_write_wins(std::vector<Write> writes) {
+  std::unordered_map<int64_t, size_t> latest;
+  for (size_t i = 0; i < writes.size(); ++i) latest[writes[i].place] = i;
+  if (latest.size() == writes.size()) return writes;
+  std::vector<Write> unique;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    if (latest[writes[i].place] == i) unique.push_back(writes[i]);
+  }
+  return unique;
+}
+
+// Cache [B, H, S, D] with each write's rows replaced: the cache itself,
+// updated, when this call holds it alone, else a copy.
+Tensor write_cache(const Tensor& cache, const Tensor& value_in, const std::vector<Write>& writes_in) {
+  Tensor result = held_by_call_alone(cache) && cache.is_contiguous() ? cache : cache.clone();
+  const std::vector<Write> writes = last_write_wins(writes_in);
   const Tensor value = value_in.contiguous();
-  const int64_t B = cache.extent(0), H = cache.extent(1), S = cache.extent(2), D = cache.extent(3);
+  const int64_t H = cache.extent(1), S = cache.extent(2), D = cache.extent(3);
   const int64_t value_positions = value.extent(2);
   const size_t row_bytes = static_cast<size_t>(D) * cache.element_size();
   const auto* from = static_cast<const std::byte*>(value.raw_data());
   auto* to = static_cast<std::byte*>(result.raw_mutable_data());
-  const int64_t places = B * S;
-#pragma omp parallel for schedule(static) if (tensor::worth_threads(places * static_cast<int64_t>(row_bytes)))
-  for (int64_t place = 0; place < places; ++place) {
-    const Source& source = sources[static_cast<size_t>(place)];
-    if (source.row < 0) continue;
-    const int64_t b = place / S, s = place % S;
+  const int64_t count = static_cast<int64_t>(writes.size());
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(count * H * static_cast<int64_t>(row_bytes)))
+  for (int64_t index = 0; index < count; ++index) {
+    const Write& write = writes[static_cast<size_t>(index)];
+    const int64_t b = write.place / S, s = write.place % S;
     for (int64_t h = 0; h < H; ++h) {
       const int64_t target = (b * H + h) * S + s;
-      const int64_t origin = (source.row * H + h) * value_positions + source.position;
+      const int64_t origin = (write.row * H + h) * value_positions + write.position;
       std::memcpy(to + static_cast<size_t>(target) * row_bytes, from + static_cast<size_t>(origin) * row_bytes,
                   row_bytes);
     }
@@ -80,45 +103,44 @@ struct CacheShape {
 
 CacheShape cache_shape(const eval::NativeCall& call) { return {dim_generic(call, "B"), dim_generic(call, "S")}; }
 
-eval::Value written(const eval::NativeCall& call, const std::vector<Source>& sources) {
+eval::Value written(const eval::NativeCall& call, const std::vector<Write>& writes) {
   return eval::Value::from_tensor(
-      write_cache(tensor_argument(call, "cache"), tensor_argument(call, "value"), sources));
+      write_cache(tensor_argument(call, "cache"), tensor_argument(call, "value"), writes));
 }
 
 std::optional<eval::Value> run_write_at(const eval::NativeCall& call) {
   const CacheShape shape = cache_shape(call);
   const int64_t at = integer_argument(call, "at");
-  std::vector<Source> sources(static_cast<size_t>(shape.batch * shape.positions));
+  std::vector<Write> writes;
   for (int64_t b = 0; b < shape.batch; ++b) {
-    if (at >= 0 && at < shape.positions) sources[static_cast<size_t>(b * shape.positions + at)] = {b, 0};
+    if (at >= 0 && at < shape.positions) writes.push_back({b * shape.positions + at, b, 0});
   }
-  return written(call, sources);
+  return written(call, writes);
 }
 
 std::optional<eval::Value> run_write_span(const eval::NativeCall& call) {
   const CacheShape shape = cache_shape(call);
   const int32_t at = static_cast<int32_t>(integer_argument(call, "at"));
   const int64_t n = dim_generic(call, "N");
-  std::vector<Source> sources(static_cast<size_t>(shape.batch * shape.positions));
-  for (int64_t s = 0; s < shape.positions; ++s) {
-    const SpanPosition span = span_position(s, at, n);
-    if (!span.inside) continue;
-    for (int64_t b = 0; b < shape.batch; ++b) sources[static_cast<size_t>(b * shape.positions + s)] = {b, span.source};
+  std::vector<Write> writes;
+  for (int64_t b = 0; b < shape.batch; ++b) {
+    for (int64_t s = 0; s < shape.positions; ++s) {
+      const SpanPosition span = span_position(s, at, n);
+      if (span.inside) writes.push_back({b * shape.positions + s, b, span.source});
+    }
   }
-  return written(call, sources);
+  return written(call, writes);
 }
 
 std::optional<eval::Value> run_write_rows(const eval::NativeCall& call) {
   const CacheShape shape = cache_shape(call);
   const std::vector<int32_t> at = i32_values(tensor_argument(call, "at"));
-  std::vector<Source> sources(static_cast<size_t>(shape.batch * shape.positions));
+  std::vector<Write> writes;
   for (int64_t b = 0; b < shape.batch; ++b) {
     const int64_t position = at[static_cast<size_t>(b)];
-    if (position >= 0 && position < shape.positions) {
-      sources[static_cast<size_t>(b * shape.positions + position)] = {b, 0};
-    }
+    if (position >= 0 && position < shape.positions) writes.push_back({b * shape.positions + position, b, 0});
   }
-  return written(call, sources);
+  return written(call, writes);
 }
 
 std::optional<eval::Value> run_write_slot(const eval::NativeCall& call) {
@@ -126,14 +148,14 @@ std::optional<eval::Value> run_write_slot(const eval::NativeCall& call) {
   const int64_t slot = integer_argument(call, "slot");
   const int32_t at = static_cast<int32_t>(integer_argument(call, "at"));
   const int64_t n = dim_generic(call, "N");
-  std::vector<Source> sources(static_cast<size_t>(shape.batch * shape.positions));
+  std::vector<Write> writes;
   if (slot >= 0 && slot < shape.batch) {
     for (int64_t s = 0; s < shape.positions; ++s) {
       const SpanPosition span = span_position(s, at, n);
-      if (span.inside) sources[static_cast<size_t>(slot * shape.positions + s)] = {0, span.source};
+      if (span.inside) writes.push_back({slot * shape.positions + s, 0, span.source});
     }
   }
-  return written(call, sources);
+  return written(call, writes);
 }
 
 std::optional<eval::Value> run_write_slots(const eval::NativeCall& call) {
@@ -146,36 +168,38 @@ std::optional<eval::Value> run_write_slots(const eval::NativeCall& call) {
   for (size_t m = 0; m < slots.size(); ++m) {
     if (slots[m] >= 0 && slots[m] < shape.batch) member[static_cast<size_t>(slots[m])] = static_cast<int64_t>(m);
   }
-  std::vector<Source> sources(static_cast<size_t>(shape.batch * shape.positions));
-  for (int64_t s = 0; s < shape.positions; ++s) {
-    const SpanPosition span = span_position(s, at, n);
-    if (!span.inside) continue;
-    for (int64_t b = 0; b < shape.batch; ++b) {
-      const int64_t row = member[static_cast<size_t>(b)];
-      if (row >= 0) sources[static_cast<size_t>(b * shape.positions + s)] = {row, span.source};
+  std::vector<Write> writes;
+  for (int64_t b = 0; b < shape.batch; ++b) {
+    const int64_t row = member[static_cast<size_t>(b)];
+    if (row < 0) continue;
+    for (int64_t s = 0; s < shape.positions; ++s) {
+      const SpanPosition span = span_position(s, at, n);
+      if (span.inside) writes.push_back({b * shape.positions + s, row, span.source});
     }
   }
-  return written(call, sources);
+  return written(call, writes);
 }
 
 std::optional<eval::Value> run_write_tokens(const eval::NativeCall& call) {
   const CacheShape shape = cache_shape(call);
   const std::vector<int32_t> rows = i32_values(tensor_argument(call, "rows"));
   const std::vector<int32_t> positions = i32_values(tensor_argument(call, "positions"));
-  std::vector<Source> sources(static_cast<size_t>(shape.batch * shape.positions));
-  // Later tokens overwrite earlier ones at the same place.
+  std::vector<Write> writes;
+  // Later tokens overwrite earlier ones at the same place (last_write_wins).
   for (size_t p = 0; p < rows.size(); ++p) {
     if (rows[p] < 0 || rows[p] >= shape.batch || positions[p] < 0 || positions[p] >= shape.positions) continue;
-    sources[static_cast<size_t>(rows[p] * shape.positions + positions[p])] = {0, static_cast<int64_t>(p)};
+    writes.push_back({rows[p] * shape.positions + positions[p], 0, static_cast<int64_t>(p)});
   }
-  return written(call, sources);
+  return written(call, writes);
 }
 
 }  // namespace
 
 void register_cache_kernels(RegistryOpTable& table) {
   const auto equivalent = eval::NumericsPolicy::Equivalent;
-  const std::string summary = "a copy of the cache with the written rows replaced, bit for bit the body";
+  const std::string summary =
+      "the written rows stored into the cache in place when the call holds it alone, else into a copy; bit for bit "
+      "the body";
   const std::string module = "std.nn.cache::";
   register_f32_bf16(table, module + "write_at", equivalent, summary, summary, &run_write_at);
   register_f32_bf16(table, module + "write_span", equivalent, summary, summary, &run_write_span);

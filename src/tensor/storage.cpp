@@ -94,8 +94,28 @@ std::shared_ptr<Storage> Storage::allocate(size_t bytes) {
 }
 
 std::shared_ptr<Storage> Storage::allocate_zeroed(size_t bytes) {
-  auto storage = allocate(bytes);
-  std::memset(storage->data_, 0, bytes);
+  if (bytes < kLazyZeroThreshold) {
+    auto storage = allocate(bytes);
+    std::memset(storage->data_, 0, bytes);
+    return storage;
+  }
+  // Fresh anonymous pages read as zero and take memory only when first
+  // written: a KV cache of 32768 positions costs what its written rows do,
+  // not its full size, and nothing is written here. No huge-page hint, so a
+  // write commits 4 KiB, not 2 MiB, per touched region.
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) {
+    throw TensorError(ErrorKind::InvalidArgument, "out of memory allocating " + std::to_string(bytes) + " bytes");
+  }
+  std::shared_ptr<Storage> storage;
+  try {
+    storage.reset(new Storage(static_cast<std::byte*>(memory), bytes, true, nullptr));
+  } catch (...) {
+    munmap(memory, bytes);
+    throw;
+  }
+  storage->mapped_ = true;
+  count_allocation(bytes);
   return storage;
 }
 
@@ -119,7 +139,11 @@ std::shared_ptr<Storage> Storage::on_device(std::shared_ptr<DeviceBackend> backe
 
 Storage::~Storage() {
   if (owned_ && data_) {
-    std::free(data_);
+    if (mapped_) {
+      munmap(data_, bytes_);
+    } else {
+      std::free(data_);
+    }
     count_release(bytes_);
   }
 }

@@ -26,8 +26,11 @@ class Storage {
 
   // Owned, uninitialised memory of `bytes` bytes.
   static std::shared_ptr<Storage> allocate(size_t bytes);
-  // Owned memory of `bytes` bytes, all zero.
+  // Owned memory of `bytes` bytes, all zero. From kLazyZeroThreshold bytes
+  // on, fresh anonymous pages that the OS zero-fills on first touch: pages
+  // never written take no memory and cost nothing up front.
   static std::shared_ptr<Storage> allocate_zeroed(size_t bytes);
+  static constexpr size_t kLazyZeroThreshold = size_t{1} << 20;
   // External memory: `data` stays valid as long as `keep_alive` does.
   static std::shared_ptr<Storage> borrow(const void* data, size_t bytes, std::shared_ptr<const void> keep_alive);
   // Owned memory of `bytes` bytes on `backend`'s device, uninitialised; the
@@ -72,6 +75,7 @@ class Storage {
   mutable std::byte* data_;
   size_t bytes_;
   bool owned_;
+  bool mapped_ = false;  // owned pages from mmap (allocate_zeroed), released with munmap
   std::shared_ptr<const void> keep_alive_;
   std::unique_ptr<DeviceCopy> device_;  // null unless a device ever held these bytes
 };
