@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "usage_errors.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"linnet: reference interpreter and validation harness for the Linnet tensor language"};
@@ -24,12 +25,16 @@ int main(int argc, char** argv) {
   linnet::cli::add_explain_command(app, context);
   linnet::cli::add_validate_command(app, context);
 
+  if (std::optional<std::string> unknown = linnet::cli::unknown_subcommand(app, argc, argv)) {
+    std::cerr << *unknown;
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& success) {
     return app.exit(success);
   } catch (const CLI::ParseError& error) {
-    app.exit(error);
+    std::cerr << linnet::cli::explain_parse_error(app, error) << "Run with --help for more information.\n";
     return 2;
   }
   return context.exit_code;

@@ -18,6 +18,7 @@
 #include "linnet/nest/script.hpp"
 #include "linnet/nest/session.hpp"
 #include "linnet/nest/summary.hpp"
+#include "linnet/syntax/suggest.hpp"
 #include "run_support.hpp"
 
 namespace linnet::cli {
@@ -37,6 +38,9 @@ struct RunOptions {
   std::string out;
   std::string numerics = "exact";
   bool stats = false;
+  std::optional<int64_t> max_loop_iterations;
+  bool strict = false;
+  std::string bind_from;
 };
 
 enum class RunTarget { Card, Program, Neither };
@@ -76,6 +80,8 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   }
   if (int status = check_bind_arguments(options.binds); status != 0) return status;
   if (int status = check_output_path(options.out); status != 0) return status;
+  if (int status = check_loop_limit(options.max_loop_iterations); status != 0) return status;
+  if (int status = check_bind_from_path(options.bind_from); status != 0) return status;
   if (!options.script.empty() && !options.inputs.empty()) {
     std::cerr << "error: --script gives each call its inputs; --input goes with a single entry call\n";
     return 2;
@@ -99,8 +105,16 @@ int run_run(const RunOptions& options, const CommandContext& context) {
       std::cerr << "error: `--input " << text << "` is not of the form NAME=VALUE or NAME=@FILE.npy\n";
       return 2;
     }
-    inputs.emplace_back(text.substr(0, equals), text.substr(equals + 1));
+    const std::string name = text.substr(0, equals);
+    for (const auto& given : inputs) {
+      if (given.first == name) {
+        std::cerr << "error: input `" << name << "` is given twice (--input " << name << "=...)\n";
+        return 2;
+      }
+    }
+    inputs.emplace_back(name, text.substr(equals + 1));
   }
+  if (int status = check_weights_paths(options.weights); status != 0) return status;
 
   nest::SessionOptions load_options =
       session_options(target == RunTarget::Card ? options.card : "", options.binds, options.weights, options.numerics,
@@ -110,6 +124,9 @@ int run_run(const RunOptions& options, const CommandContext& context) {
     load_options.root = options.root;
   }
   load_options.seed = options.seed;
+  load_options.max_loop_iterations = options.max_loop_iterations;
+  load_options.strict = options.strict;
+  load_options.bind_from = options.bind_from;
   nest::Session session(load_options);
   if (!load_session(session)) return 1;
 
@@ -121,6 +138,15 @@ int run_run(const RunOptions& options, const CommandContext& context) {
       std::cerr << "error: " << entries_hint(session) << '\n';
     }
     return 1;
+  }
+  if (options.script.empty() && session.root().entry(entry) == nullptr) {
+    // An entry named on the command line that the root lacks is a command-line mistake.
+    std::string names;
+    for (const std::string& name : session.root().entry_names()) names += (names.empty() ? "" : ", ") + name;
+    std::cerr << "error: --entry `" << entry << "`: `" << session.root().qualified_name << "` has no entry `" << entry
+              << "`" << syntax::did_you_mean(entry, session.root().entry_names()) << "; its entries are " << names
+              << '\n';
+    return 2;
   }
   std::cout << nest::describe_load(session);
 
@@ -145,8 +171,11 @@ int run_run(const RunOptions& options, const CommandContext& context) {
         if (!known) {
           std::string taken;
           for (const nest::InputSlot& slot : slots) taken += (taken.empty() ? "" : ", ") + slot.name;
+          std::vector<std::string> names;
+          for (const nest::InputSlot& slot : slots) names.push_back(slot.name);
           std::cerr << "error: `--input " << name << "=...`: entry `" << entry << "` has no parameter `" << name
-                    << "`; it takes " << (taken.empty() ? "no inputs" : taken) << '\n';
+                    << "`" << syntax::did_you_mean(name, names) << "; it takes " << (taken.empty() ? "no inputs" : taken)
+                    << '\n';
           return 2;
         }
       }
@@ -198,6 +227,9 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   command->add_option("--root", options->root,
                       "plain programs: the block whose entry runs (default: a module-level entry)");
   add_model_options(*command, options->binds, options->weights, options->numerics);
+  add_loop_limit_option(*command, options->max_loop_iterations);
+  add_strict_option(*command, options->strict);
+  add_bind_from_option(*command, options->bind_from);
   command->add_option("--input", options->inputs,
                       "an entry input, NAME=VALUE: a number, nested lists like [[1,2,3]], @FILE.npy, or `random`; "
                       "repeatable")
