@@ -195,8 +195,12 @@ int explain_file(const ExplainOptions& options, const CommandContext& context) {
       if (candidate->name.text == bind.name) generic = candidate;
     }
     if (generic == nullptr) {
-      std::cerr << "error: `" << options.entry << "` has no generic `" << bind.name << "`\n";
-      return 2;
+      // As for a card (E2111, exit 1): a generic the program lacks is a problem with the input.
+      std::vector<std::string> names;
+      for (const ast::GenericParam* candidate : declared) names.push_back(candidate->name.text);
+      std::cerr << "error E2111: `--bind " << bind.name << "=" << bind.value << "`: `" << options.entry
+                << "` has no generic `" << bind.name << "`" << syntax::did_you_mean(bind.name, names) << "\n";
+      return 1;
     }
     std::string why;
     const std::optional<eval::GenericValue> value = nest::parse_generic_value(bind.value, *generic, why);

@@ -2,6 +2,7 @@
 // and maps outcomes to upstream's exit codes (0 ok, 1 input errors, 2 usage).
 #include <cstdlib>
 #include <iostream>
+#include <new>
 
 #include "command.hpp"
 #include "usage_errors.hpp"
@@ -36,6 +37,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     std::cerr << linnet::cli::explain_parse_error(app, error) << "Run with --help for more information.\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    // Last resorts: every layer maps its own failures to diagnostics; these
+    // keep anything that slips through from ending in std::terminate.
+    std::cerr << "error E6005: out of memory\n";
+    return 1;
+  } catch (const std::exception& failure) {
+    std::cerr << "error: internal error (please report it): " << failure.what() << '\n';
+    return 1;
   }
   return context.exit_code;
 }

@@ -320,7 +320,9 @@ std::optional<BoundGenerics> bind_generics(const RootBlock& root, const Card& ca
                "`" + block_name + "` needs a value for " + (missing.size() == 1 ? "generic `" : "generics `") +
                    join(missing) + "`",
                syntax::Span{})
-        .note("neither nest.toml's [generics] nor --bind gives one, and the block declares no default")
+        .note(card.manifest_file != 0
+                  ? "neither nest.toml's [generics] nor --bind gives one, and the block declares no default"
+                  : "no --bind gives one, and the block declares no default")
         .with_help("pass" + binds_hint);
   }
   if (diagnostics.error_count() > errors_before) return std::nullopt;

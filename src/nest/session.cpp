@@ -94,6 +94,11 @@ bool Session::instantiate(eval::ParameterSource& source) {
                                                                           : eval::codes::parameter_binding,
                        std::string("cannot bind the weights: ") + failure.what(), syntax::Span{});
     return false;
+  } catch (const std::exception& failure) {
+    // A checkpoint problem found while reading a tensor (CheckpointError).
+    diagnostics_.error(eval::codes::parameter_binding, std::string("cannot bind the weights: ") + failure.what(),
+                       syntax::Span{});
+    return false;
   }
   times_.instantiate = seconds_since(start);
   return true;
@@ -252,8 +257,10 @@ bool Session::load_checkpoint() {
   std::vector<syntax::Diagnostic> problems = check_parameters(manifest_, *checkpoint_, bindings_);
   if (!problems.empty()) {
     for (syntax::Diagnostic& problem : problems) diagnostics_.add(std::move(problem));
-    diagnostics_.add(plain_error(std::to_string(problems.size()) + (problems.size() == 1 ? " parameter" : " parameters") +
-                                 " of `" + root_->qualified_name + "` do not bind to the checkpoint `" +
+    diagnostics_.add(plain_error(std::to_string(problems.size()) +
+                                 (problems.size() == 1 ? " parameter" : " parameters") + " of `" +
+                                 root_->qualified_name + (problems.size() == 1 ? "` does" : "` do") +
+                                 " not bind to the checkpoint `" +
                                  checkpoint_->source() + "`"))
         .note("generics: " + eval::describe_bindings(bound_.model));
     return false;
@@ -371,6 +378,13 @@ eval::Value Session::call(const std::string& entry, const eval::EntryInputs& inp
     // A container asked for more elements than it can hold: a size past any memory.
     const syntax::Diagnostic diagnostic = syntax::error(
         eval::codes::resource_limit, "entry `" + entry + "` needs more memory than can be addressed", syntax::Span{});
+    throw RunError(diagnostic, syntax::render_text(diagnostic, *sources_));
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& failure) {
+    // The last resort: a failure no layer below turned into a diagnostic.
+    const syntax::Diagnostic diagnostic =
+        syntax::error(eval::codes::invalid_operand, "entry `" + entry + "` failed: " + failure.what(), syntax::Span{});
     throw RunError(diagnostic, syntax::render_text(diagnostic, *sources_));
   }
 }
