@@ -125,7 +125,7 @@ void add_generate_command(CLI::App& app, CommandContext& context) {
   command->add_option("--tokens", options->tokens, "the prompt's token ids, e.g. 1,2,3")->required();
   command->add_option("--max-new", options->max_new, "how many tokens to generate (default 16)");
   command->add_option("--temperature", options->temperature, "0 (default) for greedy, else sample at this temperature");
-  command->add_option("--seed", options->seed, "the sampling seed (default 0)");
+  command->add_option("--seed", options->seed, "the sampling seed (default 0)")->check(CLI::NonNegativeNumber);
   command->add_option("--eos", options->eos, "stop after generating this token id")
       ->check(CLI::NonNegativeNumber);
   add_model_options(*command, options->binds, options->weights, options->numerics);

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& success) {
     return app.exit(success);
   } catch (const CLI::ParseError& error) {
-    std::cerr << linnet::cli::explain_parse_error(app, error) << "Run with --help for more information.\n";
+    std::cerr << linnet::cli::explain_parse_error(app, error, argc, argv) << "Run with --help for more information.\n";
     return 2;
   } catch (const std::bad_alloc&) {
     // Last resorts: every layer maps its own failures to diagnostics; these

@@ -28,47 +28,50 @@ std::vector<std::string> flag_names(const CLI::App& command) {
   return names;
 }
 
-}  // namespace
-
-std::optional<std::string> unknown_subcommand(const CLI::App& app, int argc, const char* const* argv) {
+// The subcommand the command line names: its first word that is not an
+// option (or the value of --std); null when there is none or it is unknown.
+const CLI::App* named_subcommand(const CLI::App& app, int argc, const char* const* argv, std::string& word) {
   for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
+    word = argv[i];
     if (word == "--std") {
       ++i;  // its value
       continue;
     }
     if (word.starts_with("-")) continue;
-    const std::vector<std::string> names = subcommand_names(app);
-    for (const std::string& name : names) {
-      if (name == word) return std::nullopt;
+    for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+      if (command->get_name() == word) return command;
     }
-    std::string message = "error: unknown command `" + word + "`" + syntax::did_you_mean(word, names) + "\n";
-    std::string list;
-    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
-    return message + "  the commands are: " + list + " (see `linnet --help`)\n";
+    return nullptr;
   }
-  return std::nullopt;
+  word.clear();
+  return nullptr;
 }
 
-std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& error) {
+}  // namespace
+
+std::optional<std::string> unknown_subcommand(const CLI::App& app, int argc, const char* const* argv) {
+  std::string word;
+  if (named_subcommand(app, argc, argv, word) != nullptr || word.empty()) return std::nullopt;
+  const std::vector<std::string> names = subcommand_names(app);
+  std::string message = "error: unknown command `" + word + "`" + syntax::did_you_mean(word, names) + "\n";
+  std::string list;
+  for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+  return message + "  the commands are: " + list + " (see `linnet --help`)\n";
+}
+
+std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& error, int argc,
+                                const char* const* argv) {
   std::string message = std::string("error: ") + error.what() + "\n";
   if (error.get_name() != "ExtrasError") return message;
-  // The command whose extras these are: the innermost parsed subcommand.
-  const CLI::App* command = &app;
-  for (bool deeper = true; deeper;) {
-    deeper = false;
-    for (const CLI::App* sub : command->get_subcommands()) {
-      command = sub;
-      deeper = true;
-      break;
-    }
-  }
-  std::istringstream words(error.what());
   std::string word;
+  const CLI::App* named = named_subcommand(app, argc, argv, word);
+  const CLI::App* command = named != nullptr ? named : &app;
+  std::istringstream words(error.what());
+  std::string text;
   const std::vector<std::string> flags = flag_names(*command);
-  while (words >> word) {
-    if (!word.starts_with("--")) continue;
-    const std::string flag = word.substr(0, word.find('='));
+  while (words >> text) {
+    if (!text.starts_with("--")) continue;
+    const std::string flag = text.substr(0, text.find('='));
     if (std::optional<std::string> near = syntax::closest_name(flag, flags)) {
       message += "  `" + flag + "`: did you mean `" + *near + "`?\n";
     }

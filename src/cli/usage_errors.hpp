@@ -16,6 +16,8 @@ std::optional<std::string> unknown_subcommand(const CLI::App& app, int argc, con
 
 // After a parse error: the error's message, with "did you mean" for each
 // unexpected `--flag` close to one the command takes.
-std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& error);
+// `argv` names the subcommand whose flags are candidates.
+std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& error, int argc,
+                                const char* const* argv);
 
 }  // namespace linnet::cli
