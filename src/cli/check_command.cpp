@@ -17,6 +17,7 @@
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/package.hpp"
 #include "linnet/syntax/suggest.hpp"
+#include "run_support.hpp"
 
 namespace linnet::cli {
 
@@ -65,6 +66,7 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
       return 2;
     }
   }
+  if (int status = check_bind_arguments(options.instantiate.bindings); status != 0) return status;
   syntax::SourceManager sources;
   syntax::Diagnostics diagnostics;
   syntax::LoadOptions load;

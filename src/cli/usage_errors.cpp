@@ -62,7 +62,8 @@ std::optional<std::string> unknown_subcommand(const CLI::App& app, int argc, con
 std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& error, int argc,
                                 const char* const* argv) {
   std::string message = std::string("error: ") + error.what() + "\n";
-  if (error.get_name() != "ExtrasError") return message;
+  // (Not get_name(): an error raised by a subcommand carries the subcommand's name.)
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) return message;
   std::string word;
   const CLI::App* named = named_subcommand(app, argc, argv, word);
   const CLI::App* command = named != nullptr ? named : &app;

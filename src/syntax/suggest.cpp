@@ -38,7 +38,9 @@ bool equal_ignoring_case(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::optional<std::string> closest_name(std::string_view wrong, const std::vector<std::string>& candidates) {
-  const size_t allowed = wrong.size() <= 4 ? 1 : wrong.size() / 3;
+  // A one- or two-letter name is one edit from every other short name:
+  // only a case slip counts there.
+  const size_t allowed = wrong.size() <= 2 ? 0 : wrong.size() <= 4 ? 1 : wrong.size() / 3;
   std::optional<std::string> best;
   size_t best_distance = allowed + 1;
   for (const std::string& candidate : candidates) {

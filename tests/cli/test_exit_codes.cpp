@@ -37,9 +37,10 @@ void expect(const std::vector<std::string>& arguments, int status, const std::st
 TEST_CASE("exit 2: unknown commands and flags are named", "[cli][exit]") {
   expect({"chek", kQwen}, 2, "unknown command `chek`; did you mean `check`?");
   expect({}, 2);
-  for (const char* command : {"check", "run", "generate", "explain", "validate", "inspect", "spec-test"}) {
-    expect({command, "--no-such-flag"}, 2, "--no-such-flag");
+  for (const char* command : {"check", "run", "explain", "validate", "inspect", "spec-test"}) {
+    expect({command, "nest/qwen3-8b", "--no-such-flag"}, 2, "--no-such-flag");
   }
+  expect({"generate", "nest/qwen3-8b", "--tokens", "1", "--no-such-flag"}, 2, "--no-such-flag");
   expect({"run", kQwen, "--entyr", "forward"}, 2, "did you mean `--entry`?");
 }
 

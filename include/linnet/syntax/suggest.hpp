@@ -13,8 +13,9 @@ namespace linnet::syntax {
 size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate nearest to `wrong` when it is near enough to be a slip:
-// at most one edit for names of up to 4 characters, else a third of the
-// length (and never the name itself). A case-only difference always counts.
+// none for names of 1 or 2 characters, one edit for 3 or 4, else a third
+// of the length (and never the name itself). A case-only difference always
+// counts.
 // Ties go to the first candidate.
 std::optional<std::string> closest_name(std::string_view wrong, const std::vector<std::string>& candidates);
 
