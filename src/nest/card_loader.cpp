@@ -1,6 +1,8 @@
 // The shared card reader (card_loader.hpp).
 #include "linnet/nest/card_loader.hpp"
 
+#include <filesystem>
+
 #include "linnet/eval/error.hpp"
 #include "linnet/nest/bind_from.hpp"
 #include "linnet/syntax/suggest.hpp"
@@ -25,7 +27,22 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
                                          const std::vector<std::string>& binds, syntax::Diagnostics& diagnostics,
                                          const std::string& root_override, const std::string& entry_override,
                                          const std::string& bind_from) {
-  const std::string root_name = root_override.empty() ? card.root : root_override;
+  std::string root_name = root_override.empty() ? card.root : root_override;
+  // An unqualified root names a block of the card's own source module
+  // first: a program loaded from several cards (`check A B`) has a `Model`
+  // in each.
+  if (root_name.find("::") == std::string::npos && !card.source_path.empty()) {
+    std::error_code ec;
+    const std::filesystem::path source = std::filesystem::path(card.path_of(card.source_path));
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(source, ec);
+    const syntax::Module* module = program.module_at((ec ? source.lexically_normal() : canonical).string());
+    if (module != nullptr && !module->name.empty()) {
+      auto found = module->items.find(root_name);
+      if (found != module->items.end() && found->second->as<syntax::ast::BlockItem>() != nullptr) {
+        root_name = module->name + "::" + root_name;
+      }
+    }
+  }
   std::string why;
   std::optional<RootBlock> root = find_root_block(program, root_name, why);
   if (!root) {
