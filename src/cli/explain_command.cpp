@@ -155,7 +155,8 @@ int explain_file(const ExplainOptions& options, const CommandContext& context) {
   const std::optional<LoadedSources> loaded = load(options.target, context);
   if (!loaded) return 1;
   const size_t dot = options.entry.find('.');
-  const std::string owner = dot == std::string::npos ? "" : options.entry.substr(0, dot);
+  // `--entry Block.method`, or `--root Block --entry method`, as for a card.
+  const std::string owner = dot == std::string::npos ? options.root : options.entry.substr(0, dot);
   const std::string name = dot == std::string::npos ? options.entry : options.entry.substr(dot + 1);
 
   ops::ExplainRequest request;
