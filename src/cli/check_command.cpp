@@ -13,8 +13,11 @@
 
 #include "command.hpp"
 #include "linnet/check/driver.hpp"
+#include "linnet/nest/card_loader.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/package.hpp"
+#include "linnet/syntax/suggest.hpp"
+#include "run_support.hpp"
 
 namespace linnet::cli {
 
@@ -28,6 +31,33 @@ struct CheckOptions {
   check::DriverOptions instantiate;
 };
 
+// "checked 12 modules: 0 errors, 1 warning".
+std::string summary_line(size_t modules, const syntax::Diagnostics& diagnostics) {
+  auto count = [](size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); };
+  return "checked " + count(modules, "module") + ": " +
+         count(diagnostics.error_count() + diagnostics.suppressed(), "error") + ", " +
+         count(diagnostics.warning_count(), "warning") + "\n";
+}
+
+// The JSON document with the entry signatures the text output shows, one
+// string per line, as "signatures" before its closing brace.
+std::string with_signatures(std::string json, const std::string& signatures) {
+  std::string list = "[";
+  size_t start = 0;
+  while (start < signatures.size()) {
+    size_t end = signatures.find('\n', start);
+    if (end == std::string::npos) end = signatures.size();
+    list += std::string(list.size() > 1 ? ", " : "") + "\"" + syntax::json_escape(signatures.substr(start, end - start)) +
+            "\"";
+    start = end + 1;
+  }
+  list += "]";
+  const size_t brace = json.rfind('}');
+  if (brace == std::string::npos) return json;
+  const size_t last = json.find_last_not_of(" \n", brace - 1);
+  return json.substr(0, last + 1) + ",\n  \"signatures\": " + list + "\n}\n";
+}
+
 int run_check(const CheckOptions& options, const CommandContext& context) {
   for (const std::string& path : options.paths) {
     std::error_code ec;
@@ -36,12 +66,35 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
       return 2;
     }
   }
+  if (int status = check_bind_arguments(options.instantiate.bindings); status != 0) return status;
   syntax::SourceManager sources;
   syntax::Diagnostics diagnostics;
   syntax::LoadOptions load;
   load.inputs = options.paths;
   load.std_dir = context.std_dir;
+  // Cards are read by the loader every command shares, so that `check`
+  // reports a card's defects as `run` does (same code, message, position).
+  std::vector<std::pair<std::string, nest::Card>> cards;
+  for (const std::string& path : options.paths) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(std::filesystem::path(path) / "nest.toml", ec)) continue;
+    if (std::optional<nest::CardFiles> files = nest::read_card_files(path, sources, diagnostics)) {
+      cards.emplace_back(path, std::move(files->card));
+    }
+  }
   const std::unique_ptr<syntax::Program> program = syntax::load_program(sources, load, diagnostics);
+  if (program && !diagnostics.has_errors()) {
+    for (const auto& [path, card] : cards) {
+      std::optional<nest::ResolvedCard> resolved = nest::resolve_card(
+          card, *program, options.instantiate.bindings, diagnostics, options.instantiate.root, options.instantiate.entry);
+      if (resolved && !options.instantiate.entry.empty() && resolved->root.entry(options.instantiate.entry) == nullptr) {
+        std::cerr << "error: --entry `" << options.instantiate.entry << "`: `" << resolved->root.qualified_name
+                  << "` has no entry `" << options.instantiate.entry << "`"
+                  << syntax::did_you_mean(options.instantiate.entry, resolved->root.entry_names()) << '\n';
+        return 2;
+      }
+    }
+  }
 
   // ---- static semantics (src/check): types, shapes, instantiation, lints.
   std::string signatures;
@@ -55,9 +108,10 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
   // ---- end of static semantics.
 
   if (options.json) {
-    std::cout << syntax::render_json(diagnostics, sources);
-  } else if (!diagnostics.all().empty() || diagnostics.suppressed() > 0) {
-    std::cerr << syntax::render_text(diagnostics, sources);
+    std::cout << with_signatures(syntax::render_json(diagnostics, sources), signatures);
+  } else {
+    if (!diagnostics.all().empty() || diagnostics.suppressed() > 0) std::cerr << syntax::render_text(diagnostics, sources);
+    std::cerr << summary_line(program ? program->modules().size() : 0, diagnostics);
   }
   if (diagnostics.has_errors() || diagnostics.suppressed() > 0) return 1;
   if (options.strict && diagnostics.warning_count() > 0) return 1;

@@ -18,6 +18,8 @@
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/package.hpp"
 #include "linnet/nest/card.hpp"
+#include "linnet/nest/card_loader.hpp"
+#include "linnet/syntax/suggest.hpp"
 #include "linnet/nest/generics.hpp"
 #include "linnet/ops/explain.hpp"
 #include "linnet/ops/op_table.hpp"
@@ -99,22 +101,26 @@ int print_explanation(ops::ExplainRequest request, const std::string& numerics, 
 }
 
 int explain_card(const ExplainOptions& options, const CommandContext& context) {
-  syntax::SourceManager card_sources;
-  syntax::Diagnostics card_diagnostics;
-  const std::optional<nest::Card> card = nest::read_card(options.target, card_sources, card_diagnostics);
-  if (!card) {
-    std::cerr << syntax::render_text(card_diagnostics, card_sources);
-    return 1;
-  }
+  if (!parse_binds(options.binds)) return 2;
   const std::optional<LoadedSources> loaded = load(options.target, context);
   if (!loaded) return 1;
-  std::string why;
-  const std::optional<nest::RootBlock> root =
-      nest::find_root_block(*loaded->program, options.root.empty() ? card->root : options.root, why);
-  if (!root) {
-    std::cerr << "error: " << why << "\n";
+  // The card reader every command shares (card_loader.hpp), into the
+  // program's sources so that positions in nest.toml render.
+  syntax::Diagnostics card_diagnostics;
+  const std::optional<nest::CardFiles> files =
+      nest::read_card_files(options.target, *loaded->sources, card_diagnostics);
+  std::optional<nest::ResolvedCard> resolved;
+  if (files) {
+    resolved = nest::resolve_card(files->card, *loaded->program, options.binds, card_diagnostics, options.root,
+                                  options.entry);
+  }
+  if (!resolved) {
+    std::cerr << syntax::render_text(card_diagnostics, *loaded->sources);
     return 1;
   }
+  const nest::Card* card = &files->card;
+  const nest::RootBlock* root = &resolved->root;
+  const nest::BoundGenerics* bound = &resolved->generics;
   const std::string entry_name = options.entry.empty() ? card->entry : options.entry;
   if (entry_name.empty()) {
     std::cerr << "error: nest.toml names no [source] entry; pass --entry NAME\n";
@@ -122,15 +128,9 @@ int explain_card(const ExplainOptions& options, const CommandContext& context) {
   }
   const ast::FunctionItem* entry = method_named(*root->block, entry_name);
   if (entry == nullptr) {
-    std::cerr << "error: `" << root->qualified_name << "` has no entry or method `" << entry_name << "`\n";
+    std::cerr << "error: --entry `" << entry_name << "`: `" << root->qualified_name << "` has no entry or method `"
+              << entry_name << "`" << syntax::did_you_mean(entry_name, root->entry_names()) << "\n";
     return 2;
-  }
-  const std::optional<std::vector<nest::BindArgument>> binds = parse_binds(options.binds);
-  if (!binds) return 2;
-  const std::optional<nest::BoundGenerics> bound = nest::bind_generics(*root, *card, *binds, card_diagnostics);
-  if (!bound) {
-    std::cerr << syntax::render_text(card_diagnostics, card_sources);
-    return 1;
   }
 
   ops::ExplainRequest request;
@@ -160,7 +160,8 @@ int explain_file(const ExplainOptions& options, const CommandContext& context) {
   const std::optional<LoadedSources> loaded = load(options.target, context);
   if (!loaded) return 1;
   const size_t dot = options.entry.find('.');
-  const std::string owner = dot == std::string::npos ? "" : options.entry.substr(0, dot);
+  // `--entry Block.method`, or `--root Block --entry method`, as for a card.
+  const std::string owner = dot == std::string::npos ? options.root : options.entry.substr(0, dot);
   const std::string name = dot == std::string::npos ? options.entry : options.entry.substr(dot + 1);
 
   ops::ExplainRequest request;
@@ -200,8 +201,12 @@ int explain_file(const ExplainOptions& options, const CommandContext& context) {
       if (candidate->name.text == bind.name) generic = candidate;
     }
     if (generic == nullptr) {
-      std::cerr << "error: `" << options.entry << "` has no generic `" << bind.name << "`\n";
-      return 2;
+      // As for a card (E2111, exit 1): a generic the program lacks is a problem with the input.
+      std::vector<std::string> names;
+      for (const ast::GenericParam* candidate : declared) names.push_back(candidate->name.text);
+      std::cerr << "error E2111: `--bind " << bind.name << "=" << bind.value << "`: `" << options.entry
+                << "` has no generic `" << bind.name << "`" << syntax::did_you_mean(bind.name, names) << "\n";
+      return 1;
     }
     std::string why;
     const std::optional<eval::GenericValue> value = nest::parse_generic_value(bind.value, *generic, why);

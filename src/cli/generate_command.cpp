@@ -10,7 +10,6 @@
 // prompt, or the run; 2 a bad command line.
 #include <unistd.h>
 
-#include <charconv>
 #include <cstdio>
 #include <iostream>
 
@@ -43,25 +42,10 @@ struct GenerateCommandOptions {
   std::string device = "cpu";
   std::string out;
   bool stats = false;
+  std::optional<int64_t> max_loop_iterations;
+  bool strict = false;
+  std::string bind_from;
 };
-
-// "1,2,3" or "1 2 3".
-std::optional<std::vector<int32_t>> parse_tokens(const std::string& text) {
-  std::vector<int32_t> tokens;
-  const char* at = text.data();
-  const char* end = text.data() + text.size();
-  while (at < end) {
-    while (at < end && (*at == ',' || *at == ' ')) ++at;
-    if (at == end) break;
-    int32_t token = 0;
-    const auto [next, error] = std::from_chars(at, end, token);
-    if (error != std::errc() || token < 0) return std::nullopt;
-    tokens.push_back(token);
-    at = next;
-    if (at < end && *at != ',' && *at != ' ') return std::nullopt;
-  }
-  return tokens;
-}
 
 int run_generate(const GenerateCommandOptions& options, const CommandContext& context) {
   if (int status = check_card_path(options.card); status != 0) return status;
@@ -72,10 +56,18 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
     std::cerr << "error: give the prompt as one of --tokens IDS, --prompt TEXT or --chat MESSAGE\n";
     return 2;
   }
+  if (options.max_new < 1) {
+    std::cerr << "error: --max-new must be at least 1\n";
+    return 2;
+  }
+  if (int status = check_temperature(options.temperature); status != 0) return status;
+  if (int status = check_loop_limit(options.max_loop_iterations); status != 0) return status;
+  if (int status = check_bind_from_path(options.bind_from); status != 0) return status;
+  if (int status = check_weights_paths(options.weights); status != 0) return status;
   std::optional<TextModel> text_model;
   std::optional<std::vector<int32_t>> prompt;
   if (!options.tokens.empty()) {
-    prompt = parse_tokens(options.tokens);
+    prompt = parse_token_list(options.tokens);
     if (!prompt || prompt->empty()) {
       std::cerr << "error: --tokens `" << options.tokens << "` is not a list of token ids such as 1,2,3\n";
       return 2;
@@ -86,14 +78,6 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
     prompt = text_prompt(*text_model, options.prompt, options.chat);
     if (!prompt) return 1;
   }
-  if (options.max_new < 1) {
-    std::cerr << "error: --max-new must be at least 1\n";
-    return 2;
-  }
-  if (options.temperature < 0) {
-    std::cerr << "error: --temperature must be 0 (greedy) or more\n";
-    return 2;
-  }
 
   const std::optional<nest::Device> device = usable_device(options.device);
   if (!device) return 1;
@@ -101,6 +85,9 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
       session_options(options.card, options.binds, options.weights, options.numerics, context);
   load_options.cast_weights = options.cast_weights;
   load_options.device = *device;
+  load_options.max_loop_iterations = options.max_loop_iterations;
+  load_options.strict = options.strict;
+  load_options.bind_from = options.bind_from;
   nest::Session session(load_options);
   if (!load_session(session)) return 1;
   std::cerr << nest::describe_load(session);
@@ -188,11 +175,14 @@ void add_generate_command(CLI::App& app, CommandContext& context) {
                     "with --prompt/--chat: do not stop at the tokenizer's end-of-sequence ids");
   command->add_option("--max-new", options->max_new, "how many tokens to generate (default 16)");
   command->add_option("--temperature", options->temperature, "0 (default) for greedy, else sample at this temperature");
-  command->add_option("--seed", options->seed, "the sampling seed (default 0)");
+  command->add_option("--seed", options->seed, "the sampling seed (default 0)")->check(CLI::NonNegativeNumber);
   command->add_option("--eos", options->eos, "stop after generating this token id")
       ->check(CLI::NonNegativeNumber);
   add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
   add_device_option(*command, options->device);
+  add_loop_limit_option(*command, options->max_loop_iterations);
+  add_strict_option(*command, options->strict);
+  add_bind_from_option(*command, options->bind_from);
   command->add_option("--out", options->out, "also write the tokens to FILE.npz (as `tokens`) or FILE.npy");
   command->add_flag("--stats", options->stats, "report load time, time per call and peak memory");
   command->callback([options, &context] { context.exit_code = run_generate(*options, context); });

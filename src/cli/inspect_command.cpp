@@ -94,6 +94,12 @@ void add_inspect_command(CLI::App& app, CommandContext& context) {
   parameters_flag->excludes(tokens)->excludes(ast);
   command->add_option("--bind", parameters->binds, "with --parameters: a generic's value, NAME=VALUE; repeatable")
       ->allow_extra_args(false);
+  command->add_option("--weights", parameters->weights,
+                      "with --parameters: the checkpoint (a directory or .safetensors files), to list its tensors "
+                      "that no parameter reads")
+      ->allow_extra_args(false);
+  command->add_option("--bind-from", parameters->bind_from,
+                      "with --parameters: generics from a golden meta.json or a checkpoint's config.json");
   command->add_flag("--json", parameters->json, "with --parameters: print JSON");
   command->add_option("file", options->file, "the .linnet file (with --parameters: the card directory)")->required();
   command->callback([options, parameters, list_parameters, &context, command] {

@@ -2,7 +2,9 @@
 #include "inspect_parameters.hpp"
 
 #include <iostream>
+#include <limits>
 
+#include "linnet/nest/binding_audit.hpp"
 #include "linnet/nest/session.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "run_support.hpp"
@@ -45,7 +47,18 @@ std::string render_json(const nest::Session& session) {
             "\", \"shape\": " + shape_json(info.shape) + ", \"optional\": " + (info.optional ? "true" : "false") + "}";
     first = false;
   }
-  return text + "\n  ]\n}\n";
+  text += "\n  ]";
+  if (session.has_checkpoint()) {
+    text += ",\n  \"unexpected_tensors\": [";
+    first = true;
+    for (const std::string& name :
+         nest::unexpected_tensors(session.manifest(), session.checkpoint(), session.bindings())) {
+      text += std::string(first ? "" : ", ") + "\"" + json_escape(name) + "\"";
+      first = false;
+    }
+    text += "]";
+  }
+  return text + "\n}\n";
 }
 
 std::string render_text(const nest::Session& session) {
@@ -55,6 +68,7 @@ std::string render_text(const nest::Session& session) {
   size_t optional = 0;
   size_t states = 0;
   int64_t elements = 0;
+  bool overflow = false;
   for (const eval::ParameterInfo& info : session.manifest()) {
     if (info.kind == eval::ParameterKind::State) {
       ++states;
@@ -68,13 +82,24 @@ std::string render_text(const nest::Session& session) {
       ++optional;
     } else {
       ++required;
-      elements += tensor::shape_numel(info.shape);
+      // Each count fits (instantiation checked it); their sum may not.
+      overflow = overflow || __builtin_add_overflow(elements, tensor::shape_numel(info.shape), &elements);
     }
   }
-  text += std::to_string(required) + " required tensors of " + std::to_string(elements) + " elements, " +
-          std::to_string(optional) + " optional";
+  text += std::to_string(required) + " required tensors of " +
+          (overflow ? "more than " + std::to_string(std::numeric_limits<int64_t>::max()) : std::to_string(elements)) +
+          " elements, " + std::to_string(optional) + " optional";
   if (states > 0) text += "; " + std::to_string(states) + " state tensors the model keeps itself";
-  return text + "\n";
+  text += "\n";
+  if (session.has_checkpoint()) {
+    const std::vector<std::string> unexpected =
+        nest::unexpected_tensors(session.manifest(), session.checkpoint(), session.bindings());
+    text += std::to_string(unexpected.size()) + " unexpected checkpoint " +
+            (unexpected.size() == 1 ? "tensor" : "tensors") + " (read by no parameter)" +
+            (unexpected.empty() ? "" : ":") + "\n";
+    for (const std::string& name : unexpected) text += "  " + name + "\n";
+  }
+  return text;
 }
 
 }  // namespace
@@ -82,8 +107,13 @@ std::string render_text(const nest::Session& session) {
 int run_inspect_parameters(const InspectParametersOptions& options, const CommandContext& context) {
   if (int status = check_card_path(options.card); status != 0) return status;
   if (int status = check_bind_arguments(options.binds); status != 0) return status;
-  nest::SessionOptions session_options = cli::session_options(options.card, options.binds, {}, "exact", context);
-  session_options.load_weights = false;
+  if (int status = check_weights_paths(options.weights); status != 0) return status;
+  if (int status = check_bind_from_path(options.bind_from); status != 0) return status;
+  nest::SessionOptions session_options =
+      cli::session_options(options.card, options.binds, options.weights, "exact", context);
+  // With --weights the checkpoint is opened too, for its unexpected tensors.
+  session_options.load_weights = !options.weights.empty();
+  session_options.bind_from = options.bind_from;
   nest::Session session(session_options);
   const bool loaded = session.load();
   if (options.json && !loaded) {

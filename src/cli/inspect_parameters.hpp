@@ -14,6 +14,9 @@ namespace linnet::cli {
 struct InspectParametersOptions {
   std::string card;
   std::vector<std::string> binds;
+  // With a checkpoint: also list its tensors that no parameter reads.
+  std::vector<std::string> weights;
+  std::string bind_from;  // --bind-from FILE
   bool json = false;
 };
 

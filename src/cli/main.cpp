@@ -2,11 +2,13 @@
 // and maps outcomes to upstream's exit codes (0 ok, 1 input errors, 2 usage).
 #include <cstdlib>
 #include <iostream>
+#include <new>
 
 #include "command.hpp"
 #include "linnet/dist/processes.hpp"
 #include "linnet/tensor/threading.hpp"
 #include "processes.hpp"
+#include "usage_errors.hpp"
 
 namespace {
 
@@ -30,13 +32,25 @@ int run_command(int argc, char** argv, linnet::cli::CommandContext& context) {
   linnet::cli::add_validate_command(app, context);
   linnet::cli::add_tokenize_command(app, context);
 
+  if (std::optional<std::string> unknown = linnet::cli::unknown_subcommand(app, argc, argv)) {
+    std::cerr << *unknown;
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& success) {
     return app.exit(success);
   } catch (const CLI::ParseError& error) {
-    app.exit(error);
+    std::cerr << linnet::cli::explain_parse_error(app, error, argc, argv) << "Run with --help for more information.\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    // Last resorts: every layer maps its own failures to diagnostics; these
+    // keep anything that slips through from ending in std::terminate.
+    std::cerr << "error E6005: out of memory\n";
+    return 1;
+  } catch (const std::exception& failure) {
+    std::cerr << "error: internal error (please report it): " << failure.what() << '\n';
+    return 1;
   }
   return context.exit_code;
 }

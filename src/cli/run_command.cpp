@@ -20,6 +20,7 @@
 #include "linnet/nest/summary.hpp"
 #include "generate_text.hpp"
 #include "device_option.hpp"
+#include "linnet/syntax/suggest.hpp"
 #include "run_support.hpp"
 
 namespace linnet::cli {
@@ -41,6 +42,9 @@ struct RunOptions {
   bool cast_weights = false;
   std::string device = "cpu";
   bool stats = false;
+  std::optional<int64_t> max_loop_iterations;
+  bool strict = false;
+  std::string bind_from;
 };
 
 enum class RunTarget { Card, Program, Neither };
@@ -80,6 +84,8 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   }
   if (int status = check_bind_arguments(options.binds); status != 0) return status;
   if (int status = check_output_path(options.out); status != 0) return status;
+  if (int status = check_loop_limit(options.max_loop_iterations); status != 0) return status;
+  if (int status = check_bind_from_path(options.bind_from); status != 0) return status;
   if (!options.script.empty() && !options.inputs.empty()) {
     std::cerr << "error: --script gives each call its inputs; --input goes with a single entry call\n";
     return 2;
@@ -103,8 +109,16 @@ int run_run(const RunOptions& options, const CommandContext& context) {
       std::cerr << "error: `--input " << text << "` is not of the form NAME=VALUE or NAME=@FILE.npy\n";
       return 2;
     }
-    inputs.emplace_back(text.substr(0, equals), text.substr(equals + 1));
+    const std::string name = text.substr(0, equals);
+    for (const auto& given : inputs) {
+      if (given.first == name) {
+        std::cerr << "error: input `" << name << "` is given twice (--input " << name << "=...)\n";
+        return 2;
+      }
+    }
+    inputs.emplace_back(name, text.substr(equals + 1));
   }
+  if (int status = check_weights_paths(options.weights); status != 0) return status;
   // NAME=text:... becomes the text's token ids under the card's tokenizer.
   if (int status = encode_text_inputs(inputs, target == RunTarget::Card ? options.card : "", options.weights);
       status != 0) {
@@ -123,6 +137,9 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   const std::optional<nest::Device> device = usable_device(options.device);
   if (!device) return 1;
   load_options.device = *device;
+  load_options.max_loop_iterations = options.max_loop_iterations;
+  load_options.strict = options.strict;
+  load_options.bind_from = options.bind_from;
   nest::Session session(load_options);
   if (!load_session(session)) return 1;
 
@@ -134,6 +151,15 @@ int run_run(const RunOptions& options, const CommandContext& context) {
       std::cerr << "error: " << entries_hint(session) << '\n';
     }
     return 1;
+  }
+  if (options.script.empty() && session.root().entry(entry) == nullptr) {
+    // An entry named on the command line that the root lacks is a command-line mistake.
+    std::string names;
+    for (const std::string& name : session.root().entry_names()) names += (names.empty() ? "" : ", ") + name;
+    std::cerr << "error: --entry `" << entry << "`: `" << session.root().qualified_name << "` has no entry `" << entry
+              << "`" << syntax::did_you_mean(entry, session.root().entry_names()) << "; its entries are " << names
+              << '\n';
+    return 2;
   }
   std::cout << nest::describe_load(session);
 
@@ -158,8 +184,11 @@ int run_run(const RunOptions& options, const CommandContext& context) {
         if (!known) {
           std::string taken;
           for (const nest::InputSlot& slot : slots) taken += (taken.empty() ? "" : ", ") + slot.name;
+          std::vector<std::string> names;
+          for (const nest::InputSlot& slot : slots) names.push_back(slot.name);
           std::cerr << "error: `--input " << name << "=...`: entry `" << entry << "` has no parameter `" << name
-                    << "`; it takes " << (taken.empty() ? "no inputs" : taken) << '\n';
+                    << "`" << syntax::did_you_mean(name, names) << "; it takes " << (taken.empty() ? "no inputs" : taken)
+                    << '\n';
           return 2;
         }
       }
@@ -212,13 +241,17 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                       "plain programs: the block whose entry runs (default: a module-level entry)");
   add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
   add_device_option(*command, options->device);
+  add_loop_limit_option(*command, options->max_loop_iterations);
+  add_strict_option(*command, options->strict);
+  add_bind_from_option(*command, options->bind_from);
   command->add_option("--input", options->inputs,
                       "an entry input, NAME=VALUE: a number, nested lists like [[1,2,3]], @FILE.npy, or `random`; "
                       "repeatable")
       ->allow_extra_args(false);
   command->add_flag("--random-inputs", options->random_inputs,
                     "make every input not given by --input random (as NAME=random)");
-  command->add_option("--seed", options->seed, "the seed of random inputs (default 0)");
+  command->add_option("--seed", options->seed, "the seed of random inputs (default 0)")
+      ->check(CLI::NonNegativeNumber);
   command->add_option("--script", options->script,
                       "a JSON list of entry calls to run in order on one instance (see docs/commands.md)");
   command->add_option("--out", options->out, "write the outputs to FILE.npz (or a single one to FILE.npy)");

@@ -55,6 +55,32 @@ void add_cast_weights_option(CLI::App& command, bool& cast_weights) {
                    "as transformers' from_pretrained(dtype=...) does; without it that is an error");
 }
 
+void add_bind_from_option(CLI::App& command, std::string& path) {
+  command.add_option("--bind-from", path,
+                     "take generics from a golden case's meta.json (linnet_generics) or a checkpoint's config.json; "
+                     "--bind values win");
+}
+
+int check_bind_from_path(const std::string& path) {
+  std::error_code ec;
+  if (!path.empty() && !std::filesystem::is_regular_file(path, ec)) {
+    std::cerr << "error: --bind-from `" << path << "` is not a file\n";
+    return 2;
+  }
+  return 0;
+}
+
+void add_strict_option(CLI::App& command, bool& strict) {
+  command.add_flag("--strict", strict,
+                   "make a binding that leaves a parameter absent, or a checkpoint tensor no parameter reads, an "
+                   "error (default: a warning)");
+}
+
+void add_loop_limit_option(CLI::App& command, std::optional<int64_t>& limit) {
+  command.add_option("--max-loop-iterations", limit,
+                     "stop a `while` loop after this many iterations with E6005 (default 10000000)");
+}
+
 nest::SessionOptions session_options(const std::string& card, const std::vector<std::string>& binds,
                                      const std::vector<std::string>& weights, const std::string& numerics,
                                      const CommandContext& context) {
@@ -87,12 +113,6 @@ int check_bind_arguments(const std::vector<std::string>& binds) {
     }
   }
   return 0;
-}
-
-int check_output_path(const std::string& out) {
-  if (out.empty() || out.ends_with(".npz") || out.ends_with(".npy")) return 0;
-  std::cerr << "error: --out `" << out << "` must end in .npz (or .npy for a single output)\n";
-  return 2;
 }
 
 bool load_session(nest::Session& session) {

@@ -4,11 +4,13 @@
 // --stats report.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "command.hpp"
+#include "option_checks.hpp"
 #include "linnet/nest/session.hpp"
 
 namespace linnet::cli {
@@ -22,6 +24,13 @@ void add_numerics_option(CLI::App& command, std::string& numerics);
 void add_cast_weights_option(CLI::App& command, bool& cast_weights);
 // --bind alone (inspect --parameters reads no weights).
 void add_bind_option(CLI::App& command, std::vector<std::string>& binds);
+// --bind-from FILE (SessionOptions::bind_from), and its check (a file: else 2).
+void add_bind_from_option(CLI::App& command, std::string& path);
+int check_bind_from_path(const std::string& path);
+// --strict (SessionOptions::strict).
+void add_strict_option(CLI::App& command, bool& strict);
+// --max-loop-iterations (see option_checks.hpp's check_loop_limit).
+void add_loop_limit_option(CLI::App& command, std::optional<int64_t>& limit);
 
 nest::SessionOptions session_options(const std::string& card, const std::vector<std::string>& binds,
                                      const std::vector<std::string>& weights, const std::string& numerics,
@@ -31,8 +40,6 @@ nest::SessionOptions session_options(const std::string& card, const std::vector<
 int check_card_path(const std::string& card);
 // 0 when every --bind is NAME=VALUE; else prints an error and returns 2.
 int check_bind_arguments(const std::vector<std::string>& binds);
-// 0 when `out` is empty or ends in .npy or .npz; else prints an error and returns 2.
-int check_output_path(const std::string& out);
 
 // Loads the session; prints its diagnostics (warnings too) to stderr.
 // False when loading failed.

@@ -74,6 +74,13 @@ int run_card(const ValidateCommandOptions& options, const CommandContext& contex
   }
   if (int status = check_card_path(options.paths[0]); status != 0) return status;
   if (int status = check_golden_path(options.paths[1]); status != 0) return status;
+  if (int status = check_tolerance("--max-abs", options.max_abs); status != 0) return status;
+  if (int status = check_tolerance("--mean-abs", options.mean_abs); status != 0) return status;
+  if (int status = check_tolerance("--min-argmax", options.min_argmax); status != 0) return status;
+  if (options.min_argmax && *options.min_argmax > 1) {
+    std::cerr << "error: --min-argmax is a fraction from 0 to 1; got " << *options.min_argmax << '\n';
+    return 2;
+  }
 
   const std::optional<nest::Device> device = usable_device(options.device);
   if (!device) return 1;

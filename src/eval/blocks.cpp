@@ -3,6 +3,8 @@
 // checked against their declared dtype and shape, `state` tensors created as
 // zeros, and sub-blocks and sub-block arrays instantiated recursively. The
 // same walk without a source lists the parameter manifest.
+#include <new>
+
 #include "evaluator.hpp"
 
 namespace linnet::eval {
@@ -85,12 +87,29 @@ std::shared_ptr<BlockInstance> Evaluator::instantiate_block(const Module* module
       const DType dtype = eval_dtype(*tensor_type->dtype, frame);
       const Shape shape = eval_shape(tensor_type->shape, frame);
       const ParameterKind kind = parameter_kind(member->member);
+      try {
+        // A shape whose element or byte count overflows is refused here, at
+        // its declaration, before any listing or allocation uses it.
+        (void)tensor::shape_bytes(shape, tensor::dtype_size(dtype));
+      } catch (const tensor::TensorError& error) {
+        fail_tensor(error, member->type->span);
+      }
       if (manifest != nullptr) {
         manifest->push_back({member_path, kind, dtype, shape, optional || inside_optional, member->span});
       }
       Value value;
-      if (kind == ParameterKind::State) {
-        value = Value::from_tensor(Tensor::zeros(dtype, shape));
+      if (kind == ParameterKind::State && source == nullptr) {
+        value = Value();  // only listing the manifest: no memory for the state
+      } else if (kind == ParameterKind::State) {
+        try {
+          value = Value::from_tensor(Tensor::zeros(dtype, shape));
+        } catch (const tensor::TensorError& error) {
+          fail_tensor(error, member->type->span);
+        } catch (const std::bad_alloc&) {
+          fail(codes::resource_limit,
+               "out of memory creating state `" + member_path + "` of " + describe_type(*type, frame),
+               member->type->span);
+        }
       } else if (source == nullptr) {
         value = optional ? Value::none() : Value();
       } else {
@@ -128,6 +147,12 @@ std::shared_ptr<BlockInstance> Evaluator::instantiate_block(const Module* module
       if (optional) fail(codes::type_mismatch, "an array of blocks cannot be optional", member->type->span);
       length = eval_int(*array->length, frame, "a block array length");
       if (*length < 0) fail(codes::negative_dimension, "a block array of negative length", array->length->span);
+      if (*length > options.max_block_array_length) {
+        fail(codes::resource_limit,
+             "a block array of " + std::to_string(*length) + " blocks is past the interpreter's limit of " +
+                 std::to_string(options.max_block_array_length),
+             array->length->span, {"`" + source_text(array->length->span) + "` = " + std::to_string(*length)});
+      }
       block_type = array->element.get();
     }
     const auto* named = block_type->as<ast::NamedType>();

@@ -64,6 +64,8 @@ void Evaluator::fail_tensor(const tensor::TensorError& error, Span span) const {
            span, notes);
     case ErrorKind::InvalidAxis:
       fail(codes::invalid_axis, std::string("invalid axis") + where + ": " + error.what(), span, notes);
+    case ErrorKind::ResourceLimit:
+      fail(codes::resource_limit, std::string("resource limit") + where + ": " + error.what(), span, notes);
     case ErrorKind::ReadOnly:
     case ErrorKind::InvalidArgument:
       break;

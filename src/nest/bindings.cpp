@@ -36,45 +36,6 @@ const std::string& Bindings::tensor_for(const std::string& path) const {
   return found == tensor_by_path_.end() ? path : found->second;
 }
 
-std::optional<Bindings> parse_bindings(std::string_view json, const std::string& name,
-                                       syntax::Diagnostics& diagnostics) {
-  auto fail = [&](const std::string& message) -> std::optional<Bindings> {
-    diagnostics.error(codes::invalid_manifest, "`" + name + "`: " + message, syntax::Span{})
-        .with_help("bindings.json is one flat JSON object: parameter path -> tensor name");
-    return std::nullopt;
-  };
-  simdjson::dom::parser parser;
-  const simdjson::padded_string padded(json);
-  simdjson::dom::element root;
-  if (auto error = parser.parse(padded).get(root)) {
-    return fail("not valid JSON (" + std::string(simdjson::error_message(error)) + ")");
-  }
-  simdjson::dom::object object;
-  if (root.get(object)) return fail("the top level is not an object");
-  std::map<std::string, std::string> tensor_by_path;
-  for (const simdjson::dom::key_value_pair field : object) {
-    const std::string path(field.key);
-    std::string_view tensor_name;
-    if (field.value.get(tensor_name)) return fail("the binding of `" + path + "` is not a string");
-    if (path.empty() || tensor_name.empty()) return fail("an empty parameter path or tensor name");
-    if (!tensor_by_path.emplace(path, std::string(tensor_name)).second) {
-      return fail("the parameter path `" + path + "` is bound twice");
-    }
-  }
-  return Bindings(std::move(tensor_by_path), name);
-}
-
-std::optional<Bindings> read_bindings(const std::string& path, syntax::Diagnostics& diagnostics) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diagnostics.error(codes::invalid_manifest, "cannot read the bindings `" + path + "`", syntax::Span{});
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_bindings(text.str(), path, diagnostics);
-}
-
 bool loadable_as(tensor::DType stored, tensor::DType declared, bool cast_weights) {
   using tensor::DType;
   if (stored == declared) return true;

@@ -197,6 +197,8 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
   if (card.source_path.empty()) reader.error("[source] needs `path`, the root source file", source->source());
   card.root = string_field(*source, "source", "root", reader).value_or("Model");
   card.entry = string_field(*source, "source", "entry", reader).value_or("");
+  if (const toml::node* root = source->get("root")) card.root_span = reader.span_of(root->source());
+  if (const toml::node* entry = source->get("entry")) card.entry_span = reader.span_of(entry->source());
 
   for (const char* section : {"generics", "check"}) {
     const toml::node* node = table.get(section);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "linnet/eval/error.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::nest {
 
@@ -229,13 +230,27 @@ std::optional<BoundGenerics> bind_generics(const RootBlock& root, const Card& ca
     return value.kind != eval::GenericValue::Kind::Shape;
   };
 
+  // Every generic name a binding may use, for "did you mean".
+  std::vector<std::string> known_names;
+  if (root.block != nullptr) {
+    for (const ast::GenericParam& generic : root.block->generics) known_names.push_back(generic.name.text);
+  }
+  std::vector<std::string> bindable_names = known_names;
+  for (const ast::FunctionItem* entry : root.entries) {
+    for (const ast::GenericParam& generic : entry->generics) bindable_names.push_back(generic.name.text);
+  }
+
   for (const CardSetting& setting : card.generics) {
     const ast::GenericParam* declared = root.generic(setting.name);
     if (declared == nullptr) {
-      diagnostics
-          .error(eval::codes::bad_generic_arguments,
-                 "nest.toml binds `" + setting.name + "`, which is not a generic of `" + block_name + "`", setting.span)
-          .note("`" + block_name + "` has generics " + describe_generics(root.block->generics));
+      syntax::Diagnostic& error = diagnostics.error(
+          eval::codes::bad_generic_arguments,
+          "nest.toml binds `" + setting.name + "`, which is not a generic of `" + block_name + "`" +
+              syntax::did_you_mean(setting.name, known_names),
+          setting.span);
+      if (root.block != nullptr) {
+        error.note("`" + block_name + "` has generics " + describe_generics(root.block->generics));
+      }
       continue;
     }
     if (!kind_matches(*declared, setting.value)) {
@@ -263,7 +278,8 @@ std::optional<BoundGenerics> bind_generics(const RootBlock& root, const Card& ca
     if (declared == nullptr) {
       syntax::Diagnostic& error = diagnostics.error(
           eval::codes::bad_generic_arguments,
-          "`--bind " + bind.name + "=" + bind.value + "`: `" + block_name + "` has no generic `" + bind.name + "`",
+          "`--bind " + bind.name + "=" + bind.value + "`: `" + block_name + "` has no generic `" + bind.name + "`" +
+              syntax::did_you_mean(bind.name, bindable_names),
           syntax::Span{});
       if (root.block != nullptr) {
         error.note("`" + block_name + "` has generics " + describe_generics(root.block->generics));
@@ -304,7 +320,9 @@ std::optional<BoundGenerics> bind_generics(const RootBlock& root, const Card& ca
                "`" + block_name + "` needs a value for " + (missing.size() == 1 ? "generic `" : "generics `") +
                    join(missing) + "`",
                syntax::Span{})
-        .note("neither nest.toml's [generics] nor --bind gives one, and the block declares no default")
+        .note(card.manifest_file != 0
+                  ? "neither nest.toml's [generics] nor --bind gives one, and the block declares no default"
+                  : "no --bind gives one, and the block declares no default")
         .with_help("pass" + binds_hint);
   }
   if (diagnostics.error_count() > errors_before) return std::nullopt;

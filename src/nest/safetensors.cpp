@@ -204,13 +204,16 @@ TensorRecord read_tensor_entry(std::string_view name, simdjson::dom::element val
     throw complain.tensor(name, "data_offsets " + offsets + " run past the end of the " + std::to_string(data_size) +
                                     "-byte data region");
 
+  // The bits, and the product of the extents taken as at least 1 (what the
+  // strides of a tensor of this shape span): a zero extent must not hide
+  // the others from the overflow check ([0, 2^62+1, 4]).
   uint64_t bits = dtype->bits;
+  int64_t span = 1;
   for (int64_t dim : record.shape) {
-    uint64_t size = static_cast<uint64_t>(dim);
-    if (size != 0 && bits > std::numeric_limits<uint64_t>::max() / size)
+    if (__builtin_mul_overflow(bits, static_cast<uint64_t>(dim), &bits) ||
+        __builtin_mul_overflow(span, std::max<int64_t>(dim, 1), &span))
       throw complain.tensor(name, "shape " + shape_text(record.shape) + " of " + record.format_dtype +
                                       " overflows when sizing its data");
-    bits *= size;
   }
   if (bits % 8 != 0)
     throw complain.tensor(name, "shape " + shape_text(record.shape) + " of " + record.format_dtype +

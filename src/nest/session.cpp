@@ -3,12 +3,18 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <new>
 #include <set>
+#include <stdexcept>
 
 #include "linnet/dist/collectives.hpp"
+#include "linnet/nest/binding_audit.hpp"
+#include "linnet/nest/card_loader.hpp"
 #include "linnet/nest/random_inputs.hpp"
 #include "linnet/nest/shards.hpp"
 #include "linnet/ops/op_table.hpp"
+#include "linnet/syntax/suggest.hpp"
+#include "linnet/tensor/error.hpp"
 
 namespace linnet::nest {
 
@@ -65,11 +71,6 @@ bool Session::load() {
   if (!is_card()) return load_plain_program();
   const Clock::time_point start = Clock::now();
   if (!load_program()) return false;
-  if (card_->weights && !card_->weights->bindings.empty()) {
-    std::optional<Bindings> bindings = read_bindings(card_->path_of(card_->weights->bindings), diagnostics_);
-    if (!bindings) return false;
-    bindings_ = std::move(*bindings);
-  }
   times_.program = seconds_since(start);
   if (!options_.load_weights) return true;
   const Clock::time_point weights_start = Clock::now();
@@ -93,8 +94,19 @@ bool Session::instantiate(eval::ParameterSource& source) {
     instance_ = interpreter_->instantiate(root_->qualified_name, bound_.model, source);
   } catch (const eval::EvalError& error) {
     return fail_with(error);
+  } catch (const std::bad_alloc&) {
+    diagnostics_.error(eval::codes::resource_limit,
+                       "out of memory binding the weights of `" + root_->qualified_name + "`", syntax::Span{});
+    return false;
+  } catch (const tensor::TensorError& failure) {
+    diagnostics_.error(failure.kind() == tensor::ErrorKind::ResourceLimit ? eval::codes::resource_limit
+                                                                          : eval::codes::parameter_binding,
+                       std::string("cannot bind the weights: ") + failure.what(), syntax::Span{});
+    return false;
   } catch (const std::exception& failure) {
-    diagnostics_.add(plain_error(std::string("cannot bind the weights: ") + failure.what()));
+    // A checkpoint problem found while reading a tensor (CheckpointError).
+    diagnostics_.error(eval::codes::parameter_binding, std::string("cannot bind the weights: ") + failure.what(),
+                       syntax::Span{});
     return false;
   }
   times_.instantiate = seconds_since(start);
@@ -110,17 +122,18 @@ bool Session::read_sources(const std::string& path) {
 }
 
 bool Session::load_program() {
-  card_ = read_card(options_.card, *sources_, diagnostics_);
-  if (!card_) return false;
+  // The card reader every command shares (card_loader.hpp).
+  std::optional<CardFiles> files = read_card_files(options_.card, *sources_, diagnostics_);
+  if (!files) return false;
+  card_ = std::move(files->card);
+  bindings_ = std::move(files->bindings);
   if (!read_sources(options_.card)) return false;
-
-  std::string why;
-  root_ = find_root_block(*program_, card_->root, why);
-  if (!root_) {
-    diagnostics_.add(plain_error(why)).note("nest.toml's [source] root names the block to run");
-    return false;
-  }
-  return bind_and_list(*card_);
+  std::optional<ResolvedCard> resolved =
+      resolve_card(*card_, *program_, options_.binds, diagnostics_, "", "", options_.bind_from);
+  if (!resolved) return false;
+  root_ = std::move(resolved->root);
+  bound_ = std::move(resolved->generics);
+  return make_interpreter_and_list();
 }
 
 // Binds the generics (the card's and --bind), makes the interpreter and
@@ -139,9 +152,13 @@ bool Session::bind_and_list(const Card& card) {
   std::optional<BoundGenerics> bound = bind_generics(*root_, card, binds, diagnostics_);
   if (!bound || diagnostics_.has_errors()) return false;
   bound_ = std::move(*bound);
+  return make_interpreter_and_list();
+}
 
+bool Session::make_interpreter_and_list() {
   eval::Options interpreter_options;
   interpreter_options.numerics = options_.numerics;
+  if (options_.max_loop_iterations) interpreter_options.max_loop_iterations = *options_.max_loop_iterations;
   // Native kernels stand in for op bodies where the policy allows (never under exact).
   try {
     interpreter_options.dispatcher = options_.dispatcher ? options_.dispatcher : make_dispatcher(options_.device);
@@ -167,6 +184,10 @@ bool Session::bind_and_list(const Card& card) {
     manifest_ = interpreter_->parameters(root_->qualified_name, bound_.model);
   } catch (const eval::EvalError& error) {
     return fail_with(error);
+  } catch (const std::bad_alloc&) {
+    diagnostics_.error(eval::codes::resource_limit,
+                       "out of memory listing the parameters of `" + root_->qualified_name + "`", syntax::Span{});
+    return false;
   }
   return true;
 }
@@ -264,12 +285,19 @@ bool Session::load_checkpoint() {
                  : check_parameters(manifest_, *checkpoint_, bindings_, options_.cast_weights);
   if (!problems.empty()) {
     for (syntax::Diagnostic& problem : problems) diagnostics_.add(std::move(problem));
-    diagnostics_.add(plain_error(std::to_string(problems.size()) + (problems.size() == 1 ? " parameter" : " parameters") +
-                                 " of `" + root_->qualified_name + "` do not bind to the checkpoint `" +
+    diagnostics_.add(plain_error(std::to_string(problems.size()) +
+                                 (problems.size() == 1 ? " parameter" : " parameters") + " of `" +
+                                 root_->qualified_name + (problems.size() == 1 ? "` does" : "` do") +
+                                 " not bind to the checkpoint `" +
                                  checkpoint_->source() + "`"))
         .note("generics: " + eval::describe_bindings(bound_.model));
     return false;
   }
+  // Bindings that would otherwise be silent: warnings, errors under --strict.
+  for (syntax::Diagnostic& finding : audit_bindings(manifest_, *checkpoint_, bindings_, options_.strict)) {
+    diagnostics_.add(std::move(finding));
+  }
+  if (diagnostics_.has_errors()) return false;
   unbound_ = nest::unbound_tensors(manifest_, *checkpoint_, bindings_);
   return true;
 }
@@ -279,7 +307,8 @@ std::vector<InputSlot> Session::slots(const std::string& entry) const {
   if (item == nullptr) {
     std::string names;
     for (const std::string& name : root_->entry_names()) names += (names.empty() ? "" : ", ") + name;
-    std::string message = "`" + root_->qualified_name + "` has no entry `" + entry + "`; its entries are " + names;
+    std::string message = "`" + root_->qualified_name + "` has no entry `" + entry + "`" +
+                          syntax::did_you_mean(entry, root_->entry_names()) + "; its entries are " + names;
     if (!is_card() && root_->block == nullptr) message += " (a block's entry runs with --root BLOCK)";
     throw InputError(message);
   }
@@ -362,10 +391,28 @@ eval::Value Session::call(const std::string& entry, const eval::EntryInputs& inp
   } catch (const RunError&) {
     throw;
   } catch (const std::bad_alloc&) {
-    const syntax::Diagnostic diagnostic = plain_error("entry `" + entry + "` ran out of memory");
-    throw RunError(diagnostic, "error: entry `" + entry + "` ran out of memory\n");
+    const syntax::Diagnostic diagnostic =
+        syntax::error(eval::codes::resource_limit, "entry `" + entry + "` ran out of memory", syntax::Span{});
+    throw RunError(diagnostic, syntax::render_text(diagnostic, *sources_));
+  } catch (const tensor::TensorError& failure) {
+    // Kernels report inside expressions, which name the span; one that
+    // escapes (a kernel called outside any expression) still gets a code.
+    const syntax::Diagnostic diagnostic =
+        syntax::error(failure.kind() == tensor::ErrorKind::ResourceLimit ? eval::codes::resource_limit
+                                                                         : eval::codes::invalid_operand,
+                      "entry `" + entry + "` failed: " + failure.what(), syntax::Span{});
+    throw RunError(diagnostic, syntax::render_text(diagnostic, *sources_));
+  } catch (const std::length_error&) {
+    // A container asked for more elements than it can hold: a size past any memory.
+    const syntax::Diagnostic diagnostic = syntax::error(
+        eval::codes::resource_limit, "entry `" + entry + "` needs more memory than can be addressed", syntax::Span{});
+    throw RunError(diagnostic, syntax::render_text(diagnostic, *sources_));
+  } catch (const InputError&) {
+    throw;
   } catch (const std::exception& failure) {
-    const syntax::Diagnostic diagnostic = plain_error("entry `" + entry + "` failed: " + failure.what());
+    // The last resort: a failure no layer below turned into a diagnostic.
+    const syntax::Diagnostic diagnostic =
+        syntax::error(eval::codes::invalid_operand, "entry `" + entry + "` failed: " + failure.what(), syntax::Span{});
     throw RunError(diagnostic, syntax::render_text(diagnostic, *sources_));
   }
 }

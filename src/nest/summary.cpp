@@ -101,6 +101,12 @@ std::string describe_output(const std::string& name, const tensor::Tensor& tenso
   }
   if (not_finite > 0) text += "  (" + std::to_string(not_finite) + " NaN or infinite)";
   text += "\n";
+  if (count <= options.max_values) {
+    // A small float result in full, as a small integer one is.
+    text += "  ";
+    for (int64_t i = 0; i < count; ++i) text += (i ? " " : "") + number(values[static_cast<size_t>(i)]);
+    text += "\n";
+  }
 
   const bool logits = options.vocab && tensor.extent(-1) == *options.vocab;
   if (!logits) return text;

@@ -12,6 +12,7 @@ std::string_view error_kind_name(ErrorKind kind) {
     case ErrorKind::DivisionByZero: return "division by zero";
     case ErrorKind::InvalidArgument: return "invalid argument";
     case ErrorKind::ReadOnly: return "read-only tensor";
+    case ErrorKind::ResourceLimit: return "resource limit";
   }
   return "tensor error";
 }

@@ -34,14 +34,15 @@ constexpr NumpyType kNumpyTypes[] = {
 constexpr const char* kSupportedList = "|b1 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 <f2 <f4 <f8 (or big-endian >)";
 
 // Multiplies dimension sizes, or returns nullopt when the product does not fit
-// in size_t.
+// in size_t, or when the extents taken as at least 1 (what a tensor's strides
+// span) multiply past int64: a zero extent must not hide the others.
 std::optional<size_t> checked_product(const std::vector<int64_t>& shape, size_t start) {
   size_t product = start;
+  int64_t span = 1;
   for (int64_t dim : shape) {
     if (dim < 0) return std::nullopt;
-    size_t udim = static_cast<size_t>(dim);
-    if (udim != 0 && product > std::numeric_limits<size_t>::max() / udim) return std::nullopt;
-    product *= udim;
+    if (__builtin_mul_overflow(product, static_cast<size_t>(dim), &product)) return std::nullopt;
+    if (__builtin_mul_overflow(span, std::max<int64_t>(dim, 1), &span)) return std::nullopt;
   }
   return product;
 }

@@ -42,10 +42,14 @@ constexpr size_t kHugePageThreshold = size_t{4} << 20;
 std::byte* allocate_aligned(size_t bytes) {
   const size_t alignment = bytes >= kHugePageThreshold ? kHugePage : Storage::kAlignment;
   // aligned_alloc wants a size that is a multiple of the alignment; never 0.
-  const size_t rounded = std::max((bytes + alignment - 1) / alignment * alignment, alignment);
+  size_t padded = 0;
+  if (__builtin_add_overflow(bytes, alignment - 1, &padded)) {
+    throw TensorError(ErrorKind::ResourceLimit, "out of memory allocating " + std::to_string(bytes) + " bytes");
+  }
+  const size_t rounded = std::max(padded / alignment * alignment, alignment);
   void* memory = std::aligned_alloc(alignment, rounded);
   if (!memory) {
-    throw TensorError(ErrorKind::InvalidArgument, "out of memory allocating " + std::to_string(bytes) + " bytes");
+    throw TensorError(ErrorKind::ResourceLimit, "out of memory allocating " + std::to_string(bytes) + " bytes");
   }
 #ifdef MADV_HUGEPAGE
   if (alignment == kHugePage) madvise(memory, rounded, MADV_HUGEPAGE);  // a hint: failure is harmless

@@ -28,13 +28,13 @@ void check_shape(const Shape& shape, const char* what) {
 
 Tensor Tensor::empty(DType dtype, const Shape& shape) {
   check_shape(shape, "empty");
-  auto storage = Storage::allocate(static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype));
+  auto storage = Storage::allocate(shape_bytes(shape, dtype_size(dtype)));
   return Tensor(std::move(storage), dtype, shape, contiguous_strides(shape), 0);
 }
 
 Tensor Tensor::zeros(DType dtype, const Shape& shape) {
   check_shape(shape, "zeros");
-  auto storage = Storage::allocate_zeroed(static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype));
+  auto storage = Storage::allocate_zeroed(shape_bytes(shape, dtype_size(dtype)));
   return Tensor(std::move(storage), dtype, shape, contiguous_strides(shape), 0);
 }
 
@@ -48,7 +48,7 @@ Tensor Tensor::scalar(DType dtype, Scalar value) {
 Tensor Tensor::borrow(DType dtype, const Shape& shape, const void* data, std::shared_ptr<const void> keep_alive) {
   check_shape(shape, "borrow");
   auto storage =
-      Storage::borrow(data, static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype), std::move(keep_alive));
+      Storage::borrow(data, shape_bytes(shape, dtype_size(dtype)), std::move(keep_alive));
   return Tensor(std::move(storage), dtype, shape, contiguous_strides(shape), 0);
 }
 
@@ -67,8 +67,14 @@ Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, DType dtype, const
       throw TensorError(ErrorKind::InvalidArgument, "from_storage: negative stride", static_cast<int>(axis),
                         strides[axis]);
     }
-    if (shape[axis] > 0) last_element += (shape[axis] - 1) * strides[axis];
+    int64_t reach = 0;
+    if (shape[axis] > 0 && (__builtin_mul_overflow(shape[axis] - 1, strides[axis], &reach) ||
+                            __builtin_add_overflow(last_element, reach, &last_element))) {
+      throw TensorError(ErrorKind::ResourceLimit, "from_storage: the view's extent overflows a 64-bit offset",
+                        static_cast<int>(axis));
+    }
   }
+  (void)shape_numel(shape);  // the element count must fit as well
   const int64_t capacity = static_cast<int64_t>(storage->bytes() / dtype_size(dtype));
   if (shape_numel(shape) > 0 && last_element >= capacity) {
     throw TensorError(ErrorKind::IndexOutOfRange,

@@ -59,8 +59,13 @@ struct Options {
   // there are at most this many, and otherwise adds them one reduced index
   // at a time (the same result in less memory).
   int64_t exact_product_limit = int64_t{1} << 22;
-  // A `while` loop that runs this many iterations stops with E6005.
-  int64_t max_loop_iterations = 100'000'000;
+  // A `while` loop that runs this many iterations stops with E6005
+  // (`--max-loop-iterations`).
+  int64_t max_loop_iterations = 10'000'000;
+  // A block array (`sub layers: [Layer; L]`) longer than this stops
+  // instantiation with E6005: a mistyped --bind (Layers=10000000000) is
+  // refused at once instead of listing billions of parameters.
+  int64_t max_block_array_length = 1'000'000;
   // Under `equivalent` and `fast`, an op that names a kernel (`kernel k<...>`)
   // runs it, by iterating its launch grid, where the kernel's `where` clause
   // holds; otherwise its body runs. Slow, and meant for testing kernels.

@@ -25,6 +25,7 @@
 #include "linnet/eval/parameters.hpp"
 #include "linnet/nest/checkpoint.hpp"
 #include "linnet/syntax/diagnostic.hpp"
+#include "linnet/syntax/source.hpp"
 #include "linnet/tensor/dtype.hpp"
 
 namespace linnet::nest {
@@ -52,6 +53,10 @@ class Bindings {
 // that cannot be read, is not JSON, is not a flat object of strings, or
 // repeats a path) and returns nothing.
 std::optional<Bindings> read_bindings(const std::string& path, syntax::Diagnostics& diagnostics);
+// The same with the file added to `sources`, so that a defect is reported
+// at its line and column (bindings_json.cpp).
+std::optional<Bindings> read_bindings(const std::string& path, syntax::SourceManager& sources,
+                                      syntax::Diagnostics& diagnostics);
 // The same from text; `name` stands for the file in messages.
 std::optional<Bindings> parse_bindings(std::string_view json, const std::string& name,
                                        syntax::Diagnostics& diagnostics);

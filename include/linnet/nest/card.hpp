@@ -50,6 +50,8 @@ struct Card {
   std::string source_path;  // [source] path, relative to the directory
   std::string root = "Model";
   std::string entry;        // [source] entry; empty when the card names none
+  syntax::Span root_span;   // [source] root's value in nest.toml (empty when not written)
+  syntax::Span entry_span;  // [source] entry's value in nest.toml (empty when not written)
   std::vector<CardSetting> generics;
   std::vector<CardSetting> check;
   std::optional<CardWeights> weights;

@@ -47,6 +47,7 @@ struct SessionOptions {
   // Seeds `NAME=random` inputs (random_inputs.hpp).
   uint64_t seed = 0;
   std::vector<std::string> binds;     // "K=V", over nest.toml's [generics]
+  std::string bind_from;              // --bind-from FILE (bind_from.hpp), before `binds`; cards only
   std::vector<std::string> weights;   // --weights paths; empty: the Hugging Face cache
   std::string std_dir;                // the standard library
   // `equivalent` by default, as upstream's tools run models: native
@@ -61,6 +62,12 @@ struct SessionOptions {
   // When set, used instead of `device`'s dispatcher (tests install one over
   // a stand-in device).
   std::shared_ptr<eval::OpDispatcher> dispatcher;
+  // A `while` loop past this many iterations stops with E6005; nothing:
+  // the interpreter's default (eval::Options::max_loop_iterations).
+  std::optional<int64_t> max_loop_iterations;
+  // Bindings that leave a parameter silently absent (binding_audit.hpp)
+  // are errors instead of warnings.
+  bool strict = false;
   // False: stop after listing the parameters (`inspect --parameters`).
   bool load_weights = true;
   // The processes the card runs across (dist::start_processes' group);
@@ -163,6 +170,9 @@ class Session {
   bool load_plain_program();
   bool read_sources(const std::string& path);
   bool bind_and_list(const Card& card);
+  // Makes the interpreter and lists the root block's parameters (which
+  // checks its `where` clauses).
+  bool make_interpreter_and_list();
   bool load_checkpoint();
   bool instantiate(eval::ParameterSource& source);
   // The checkpoint source: this process's part of it when split (shards.hpp).

@@ -18,7 +18,7 @@ struct SummaryOptions {
   std::optional<int64_t> vocab;  // the bound `Vocab`; nothing: no top-k
   int top_k = 5;
   int max_rows = 8;     // rows of top-k shown; the rest are counted
-  int max_values = 32;  // values of a small integer tensor shown
+  int max_values = 64;  // values shown: every one of a float tensor up to this many, the first of an integer one
 };
 
 struct RankedToken {

@@ -65,4 +65,9 @@ struct ConfigComparison {
 };
 ConfigComparison compare_config(const ModelConfig& config, const eval::GenericBindings& generics);
 
+// The naming convention between generics and config.json sizes: generic
+// name -> the config keys holding its size, first found wins (Vocab ->
+// vocab_size, H -> hidden_size, ...). Layers (num_hidden_layers) is apart.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& config_size_keys();
+
 }  // namespace linnet::nest

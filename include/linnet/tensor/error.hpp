@@ -20,6 +20,7 @@ enum class ErrorKind {
   DivisionByZero,   // integer `/` or `%` by zero
   InvalidArgument,  // anything else malformed: negative slice bounds, max over an empty axis
   ReadOnly,         // a write into borrowed (memory-mapped) storage
+  ResourceLimit,    // a shape whose element or byte count overflows 64 bits, or memory exhausted
 };
 
 std::string_view error_kind_name(ErrorKind kind);

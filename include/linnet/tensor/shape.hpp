@@ -2,7 +2,9 @@
 // elements (not bytes). A rank-0 shape is a scalar with one element.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,9 +14,22 @@ using Shape = std::vector<int64_t>;
 using Strides = std::vector<int64_t>;
 
 // Number of elements: the product of the extents (1 for a scalar).
+// Checked: a negative extent throws TensorError(InvalidArgument), and a shape
+// whose extents (each taken as at least 1, so that a zero extent does not hide
+// the others from the stride arithmetic) multiply past int64 throws
+// TensorError(ResourceLimit). Every shape a tensor holds has passed it.
 int64_t shape_numel(const Shape& shape);
 
-// Row-major strides for a dense tensor of this shape.
+// The same check without throwing: the element count, or nothing when an
+// extent is negative or the product overflows as above.
+std::optional<int64_t> checked_numel(const Shape& shape);
+
+// Bytes of a dense tensor of this shape with elements of `element_size`
+// bytes; throws as shape_numel does, and TensorError(ResourceLimit) when the
+// byte count overflows.
+size_t shape_bytes(const Shape& shape, size_t element_size);
+
+// Row-major strides for a dense tensor of this shape (checked as shape_numel).
 Strides contiguous_strides(const Shape& shape);
 
 // Right-aligned broadcasting: each aligned pair of extents must be equal or

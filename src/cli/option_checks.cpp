@@ -1,0 +1,100 @@
+// Command-line value checks (option_checks.hpp).
+#include "option_checks.hpp"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+namespace linnet::cli {
+
+int check_temperature(double temperature) {
+  if (temperature == 0) return 0;
+  if (!std::isfinite(temperature) || temperature < kMinTemperature || temperature > kMaxTemperature) {
+    std::cerr << "error: --temperature must be 0 (greedy) or a number from " << kMinTemperature << " to "
+              << kMaxTemperature << "; got " << temperature << '\n';
+    return 2;
+  }
+  return 0;
+}
+
+int check_tolerance(const std::string& flag, const std::optional<double>& value) {
+  if (!value) return 0;
+  if (!std::isfinite(*value) || *value < 0) {
+    std::cerr << "error: " << flag << " must be a finite number, 0 or more; got " << *value << '\n';
+    return 2;
+  }
+  return 0;
+}
+
+int check_loop_limit(const std::optional<int64_t>& limit) {
+  if (limit && *limit < 1) {
+    std::cerr << "error: --max-loop-iterations must be at least 1; got " << *limit << '\n';
+    return 2;
+  }
+  return 0;
+}
+
+int check_output_path(const std::string& out) {
+  namespace fs = std::filesystem;
+  if (out.empty()) return 0;
+  if (!out.ends_with(".npz") && !out.ends_with(".npy")) {
+    std::cerr << "error: --out `" << out << "` must end in .npz (or .npy for a single output)\n";
+    return 2;
+  }
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) {
+    std::cerr << "error: --out `" << out << "` is a directory\n";
+    return 2;
+  }
+  const fs::path parent = fs::path(out).parent_path();
+  const std::string directory = parent.empty() ? "." : parent.string();
+  if (!fs::is_directory(directory, ec)) {
+    std::cerr << "error: --out `" << out << "`: the directory `" << directory << "` does not exist\n";
+    return 2;
+  }
+  if (::access(directory.c_str(), W_OK) != 0 || (fs::exists(out, ec) && ::access(out.c_str(), W_OK) != 0)) {
+    std::cerr << "error: --out `" << out << "` is not writable\n";
+    return 2;
+  }
+  return 0;
+}
+
+int check_weights_paths(const std::vector<std::string>& weights) {
+  for (const std::string& path : weights) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      std::cerr << "error: --weights `" << path << "` does not exist\n";
+      return 2;
+    }
+  }
+  return 0;
+}
+
+std::optional<std::vector<int32_t>> parse_token_list(const std::string& text) {
+  std::vector<int32_t> tokens;
+  const char* at = text.data();
+  const char* end = text.data() + text.size();
+  auto skip_spaces = [&] {
+    while (at < end && *at == ' ') ++at;
+  };
+  skip_spaces();
+  while (at < end) {
+    int32_t token = 0;
+    const auto [next, error] = std::from_chars(at, end, token);
+    if (error != std::errc() || next == at || token < 0) return std::nullopt;
+    tokens.push_back(token);
+    at = next;
+    skip_spaces();
+    if (at < end && *at == ',') {
+      ++at;
+      skip_spaces();
+      if (at == end) return std::nullopt;  // a trailing comma leaves an empty item
+    }
+  }
+  return tokens;
+}
+
+}  // namespace linnet::cli

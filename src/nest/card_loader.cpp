@@ -1,0 +1,103 @@
+// The shared card reader (card_loader.hpp).
+#include "linnet/nest/card_loader.hpp"
+
+#include <filesystem>
+
+#include "linnet/eval/error.hpp"
+#include "linnet/nest/bind_from.hpp"
+#include "linnet/syntax/suggest.hpp"
+
+namespace linnet::nest {
+
+std::optional<CardFiles> read_card_files(const std::string& directory, syntax::SourceManager& sources,
+                                         syntax::Diagnostics& diagnostics) {
+  std::optional<Card> card = read_card(directory, sources, diagnostics);
+  if (!card) return std::nullopt;
+  CardFiles files{std::move(*card), Bindings()};
+  if (files.card.weights && !files.card.weights->bindings.empty()) {
+    std::optional<Bindings> bindings =
+        read_bindings(files.card.path_of(files.card.weights->bindings), sources, diagnostics);
+    if (!bindings) return std::nullopt;
+    files.bindings = std::move(*bindings);
+  }
+  return files;
+}
+
+std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program& program,
+                                         const std::vector<std::string>& binds, syntax::Diagnostics& diagnostics,
+                                         const std::string& root_override, const std::string& entry_override,
+                                         const std::string& bind_from) {
+  std::string root_name = root_override.empty() ? card.root : root_override;
+  // An unqualified root names a block of the card's own source module
+  // first: a program loaded from several cards (`check A B`) has a `Model`
+  // in each.
+  if (root_name.find("::") == std::string::npos && !card.source_path.empty()) {
+    std::error_code ec;
+    const std::filesystem::path source = std::filesystem::path(card.path_of(card.source_path));
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(source, ec);
+    const syntax::Module* module = program.module_at((ec ? source.lexically_normal() : canonical).string());
+    if (module != nullptr && !module->name.empty()) {
+      auto found = module->items.find(root_name);
+      if (found != module->items.end() && found->second->as<syntax::ast::BlockItem>() != nullptr) {
+        root_name = module->name + "::" + root_name;
+      }
+    }
+  }
+  std::string why;
+  std::optional<RootBlock> root = find_root_block(program, root_name, why);
+  if (!root) {
+    // Where the name came from: nest.toml's [source] root, or --root.
+    if (root_override.empty()) {
+      std::vector<std::string> blocks;
+      for (const auto& module : program.modules()) {
+        if (!module->requested) continue;
+        for (const auto& [name, item] : module->items) {
+          if (item->as<syntax::ast::BlockItem>() != nullptr) blocks.push_back(name);
+        }
+      }
+      diagnostics.error(codes::invalid_manifest, "[source] root: " + why + syntax::did_you_mean(root_name, blocks),
+                        card.root_span);
+    } else {
+      diagnostics.error(codes::invalid_manifest, "--root: " + why, syntax::Span{});
+    }
+    return std::nullopt;
+  }
+  if (entry_override.empty() && !card.entry.empty() && root->entry(card.entry) == nullptr) {
+    std::string names;
+    for (const std::string& name : root->entry_names()) names += (names.empty() ? "" : ", ") + name;
+    diagnostics
+        .error(codes::invalid_manifest,
+               "[source] entry: `" + root->qualified_name + "` has no entry `" + card.entry + "`" +
+                   syntax::did_you_mean(card.entry, root->entry_names()),
+               card.entry_span)
+        .note("its entries are " + (names.empty() ? std::string("none") : names));
+    return std::nullopt;
+  }
+  std::vector<std::string> texts;
+  if (!bind_from.empty()) {
+    std::optional<std::vector<std::string>> from_file = binds_from_file(bind_from, *root, why);
+    if (!from_file) {
+      diagnostics.error(eval::codes::bad_generic_arguments, "--bind-from: " + why, syntax::Span{});
+      return std::nullopt;
+    }
+    texts = std::move(*from_file);
+  }
+  texts.insert(texts.end(), binds.begin(), binds.end());
+  std::vector<BindArgument> arguments;
+  bool malformed = false;
+  for (const std::string& text : texts) {
+    std::optional<BindArgument> bind = parse_bind_argument(text);
+    if (!bind) {
+      diagnostics.error(eval::codes::bad_generic_arguments, "`--bind " + text + "` is not of the form NAME=VALUE",
+                        syntax::Span{});
+      malformed = true;
+      continue;
+    }
+    arguments.push_back(*bind);
+  }
+  std::optional<BoundGenerics> bound = bind_generics(*root, card, arguments, diagnostics);
+  if (!bound || malformed) return std::nullopt;
+  return ResolvedCard{std::move(*root), std::move(*bound)};
+}
+
+}  // namespace linnet::nest

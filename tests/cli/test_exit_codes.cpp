@@ -1,0 +1,110 @@
+// The exit-status table of docs/commands.md, row by row, for every command:
+// 0 success, 1 a problem with the input, 2 a wrong command line.
+#include "cli_test_util.hpp"
+#include "nest/test_run_golden.hpp"
+
+using cli_test::contains;
+using cli_test::run_linnet;
+using cli_test::ScratchDir;
+
+namespace {
+
+const std::string kQwen = "nest/qwen3-8b";
+
+std::vector<std::string> with_golden(std::vector<std::string> arguments, const std::string& golden = "qwen3-a") {
+  arguments.insert(arguments.end(), {"--weights", "golden/" + golden});
+  for (const std::string& bind : nest_test::golden_binds(golden)) arguments.insert(arguments.end(), {"--bind", bind});
+  return arguments;
+}
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+void expect(const std::vector<std::string>& arguments, int status, const std::string& says = "") {
+  const cli_test::Outcome outcome = run_linnet(arguments);
+  std::string line = "linnet";
+  for (const std::string& argument : arguments) line += " " + argument;
+  INFO(line << "\nexit " << outcome.status << "\nstderr:\n" << outcome.err);
+  CHECK(outcome.status == status);
+  if (!says.empty()) CHECK(contains(outcome.err + outcome.out, says));
+  CHECK(!contains(outcome.err, "what():"));
+}
+
+}  // namespace
+
+TEST_CASE("exit 2: unknown commands and flags are named", "[cli][exit]") {
+  expect({"chek", kQwen}, 2, "unknown command `chek`; did you mean `check`?");
+  expect({}, 2);
+  for (const char* command : {"check", "run", "explain", "validate", "inspect", "spec-test"}) {
+    expect({command, "nest/qwen3-8b", "--no-such-flag"}, 2, "--no-such-flag");
+  }
+  expect({"generate", "nest/qwen3-8b", "--tokens", "1", "--no-such-flag"}, 2, "--no-such-flag");
+  expect({"run", kQwen, "--entyr", "forward"}, 2, "did you mean `--entry`?");
+}
+
+TEST_CASE("exit 2: a path that does not exist", "[cli][exit]") {
+  expect({"check", "no/such/path"}, 2);
+  expect({"run", "no/such/card"}, 2);
+  expect({"generate", "no/such/card", "--tokens", "1"}, 2);
+  expect({"explain", "no/such/card"}, 2);
+  expect({"validate", "no/such/card", "golden/qwen3-a"}, 2);
+  expect({"validate", kQwen, "no/such/golden"}, 2);
+  expect({"inspect", "--parameters", "no/such/card"}, 2);
+  expect({"inspect", "--tokens", "no/such/file.linnet"}, 2);
+  expect({"spec-test", "no/such/dir"}, 2);
+  expect({"run", kQwen, "--weights", "no/such/weights", "--input", "tokens=1"}, 2, "--weights `no/such/weights`");
+  expect({"generate", kQwen, "--weights", "no/such/weights", "--tokens", "1"}, 2, "--weights");
+  expect({"inspect", "--parameters", kQwen, "--weights", "no/such/weights"}, 2, "--weights");
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=1", "--out", "/no/such/dir/x.npz"},
+         2, "does not exist");
+}
+
+TEST_CASE("exit 2: an unknown entry, an unknown or repeated input", "[cli][exit]") {
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--entry", "forwrd", "--input", "tokens=1"}, 2,
+         "did you mean `forward`?");
+  expect({"explain", kQwen, "--entry", "forwrd"}, 2, "did you mean `forward`?");
+  expect({"check", kQwen, "--entry", "forwrd"}, 2, "did you mean `forward`?");
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokns=1"}, 2, "did you mean `tokens`?");
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=1", "--input", "tokens=2"}, 2,
+         "given twice");
+}
+
+TEST_CASE("exit 2: malformed values", "[cli][exit]") {
+  expect({"run", kQwen, "--bind", "Vocab"}, 2);
+  expect({"check", kQwen, "--bind", "Vocab"}, 2);
+  expect({"explain", kQwen, "--bind", "Vocab"}, 2);
+  expect({"inspect", "--parameters", kQwen, "--bind", "Vocab"}, 2);
+  for (const char* tokens : {"1,,2", "", "a", "-1", "1,2,"}) expect({"generate", kQwen, "--tokens", tokens}, 2);
+  for (const char* temperature : {"nan", "inf", "-1", "1e-320"}) {
+    expect({"generate", kQwen, "--tokens", "1", "--temperature", temperature}, 2, "--temperature");
+  }
+  expect({"generate", kQwen, "--tokens", "1", "--seed", "-1"}, 2);
+  expect({"run", kQwen, "--seed", "-1"}, 2);
+  expect({"run", kQwen, "--max-loop-iterations", "0"}, 2, "--max-loop-iterations");
+  expect({"validate", kQwen, "golden/qwen3-a", "--max-abs", "nan"}, 2);
+}
+
+TEST_CASE("exit 1: problems with the input", "[cli][exit]") {
+  // A generic the root block lacks, named by --bind (E2111), for every command that reads a card.
+  expect({"check", kQwen, "--bind", "Vocabb=3"}, 1, "did you mean `Vocab`?");
+  expect({"inspect", "--parameters", kQwen, "--bind", "Vocabb=3"}, 1, "did you mean `Vocab`?");
+  expect({"explain", kQwen, "--bind", "Vocabb=3"}, 1, "did you mean `Vocab`?");
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--bind", "Vocabb=3", "--input", "tokens=1"}, 1,
+         "did you mean `Vocab`?");
+  // A runtime limit (E6005) and a value that does not fit its parameter.
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--bind", "MaxSeq=9223372036854775807", "--input",
+                                                                 "tokens=1"},
+         1, "E6005");
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=1.5"}, 1);
+}
+
+TEST_CASE("exit 0: success", "[cli][exit]") {
+  expect({"check", kQwen}, 0, "checked ");
+  expect({"inspect", "--parameters", kQwen}, 0);
+  expect({"explain", kQwen}, 0);
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=[[1,2,3]]"}, 0, "forward:");
+  expect(with_golden({"generate", kQwen}) + std::vector<std::string>{"--tokens", "1,2", "--max-new", "2"}, 0);
+  expect({"--version"}, 0, "linnet");
+}
