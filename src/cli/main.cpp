@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   linnet::cli::add_generate_command(app, context);
   linnet::cli::add_explain_command(app, context);
   linnet::cli::add_validate_command(app, context);
+  linnet::cli::add_synth_weights_command(app, context);
 
   try {
     app.parse(argc, argv);

@@ -206,8 +206,7 @@ std::optional<ModelConfig> read_model_config(const std::string& path, std::strin
   return parse_model_config(read_text(path), path, why);
 }
 
-ConfigComparison compare_config(const ModelConfig& config, const eval::GenericBindings& generics) {
-  // Generic name -> the config keys that hold the same size, first found wins.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& config_size_keys() {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> kSizes = {
       {"Vocab", {"vocab_size"}},
       {"H", {"hidden_size"}},
@@ -219,6 +218,11 @@ ConfigComparison compare_config(const ModelConfig& config, const eval::GenericBi
       {"TopK", {"num_experts_per_tok"}},
       {"Window", {"sliding_window"}},
   };
+  return kSizes;
+}
+
+ConfigComparison compare_config(const ModelConfig& config, const eval::GenericBindings& generics) {
+  const auto& kSizes = config_size_keys();
   ConfigComparison comparison;
   auto bound_dim = [&](const std::string& name) -> std::optional<int64_t> {
     auto found = generics.find(name);
