@@ -26,5 +26,6 @@ void add_generate_command(CLI::App& app, CommandContext& context);
 void add_explain_command(CLI::App& app, CommandContext& context);
 void add_validate_command(CLI::App& app, CommandContext& context);
 void add_tokenize_command(CLI::App& app, CommandContext& context);
+void add_synth_weights_command(CLI::App& app, CommandContext& context);
 
 }  // namespace linnet::cli

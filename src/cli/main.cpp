@@ -31,6 +31,7 @@ int run_command(int argc, char** argv, linnet::cli::CommandContext& context) {
   linnet::cli::add_explain_command(app, context);
   linnet::cli::add_validate_command(app, context);
   linnet::cli::add_tokenize_command(app, context);
+  linnet::cli::add_synth_weights_command(app, context);
 
   if (std::optional<std::string> unknown = linnet::cli::unknown_subcommand(app, argc, argv)) {
     std::cerr << *unknown;

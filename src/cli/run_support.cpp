@@ -158,6 +158,17 @@ std::string describe_stats(const nest::Session& session, const std::vector<std::
   text += "  load " + seconds_text(times.total()) + " s (program " + seconds_text(times.program) + ", checkpoint " +
           seconds_text(times.checkpoint) + ", instantiate " + seconds_text(times.instantiate) + ")\n";
   for (const auto& [name, seconds] : calls) text += "  call " + name + " " + seconds_text(seconds) + " s\n";
+  // Op calls over every call so far; with the call times they bound the
+  // interpreter's own cost per op (scripts/bench: a tiny model, where
+  // kernel time is negligible).
+  int64_t native_calls = 0;
+  int64_t body_calls = 0;
+  for (const auto& [name, counts] : session.interpreter().stats()) {
+    native_calls += counts.native;
+    body_calls += counts.body;
+  }
+  text += "  op calls " + std::to_string(native_calls + body_calls) + " (" + std::to_string(native_calls) +
+          " native, " + std::to_string(body_calls) + " bodies)\n";
   const size_t resident = nest::peak_resident_bytes();
   const size_t tensors = tensor::peak_bytes();
   text += "  peak resident memory " + nest::format_bytes(static_cast<double>(resident)) + " (" +

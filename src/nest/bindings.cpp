@@ -159,6 +159,14 @@ tensor::Tensor CheckpointParameterSource::load(const TensorRecord& record, const
     }
   }
   if (!widen) return stored_tensor;
+  if (stored == tensor::DType::BF16 && request.dtype == tensor::DType::F32 && shape.size() >= 2) {
+    // Matrices stay bf16 where they are: product and gather kernels read
+    // the stored bf16 directly (exact: every bf16 is an f32), and anything
+    // else that reads the tensor gets its f32 copy, made on first use.
+    ++counts_.widen_on_access;
+    counts_.widen_on_access_bytes += record.bytes.size();
+    return tensor::Tensor::widen_on_access(stored_tensor);
+  }
   tensor::Tensor widened = stored_tensor.to(request.dtype);
   release_mapped_pages(record.bytes);
   ++counts_.widened;

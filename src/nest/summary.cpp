@@ -201,6 +201,10 @@ std::string describe_load(const Session& session) {
             (session.options().cast_weights ? " cast to a copy (--cast-weights) (" : " widened to a copy (") +
             format_bytes(static_cast<double>(counts.widened_bytes)) + ")";
   }
+  if (counts.widen_on_access > 0) {
+    text += ", " + std::to_string(counts.widen_on_access) + " mapped as stored and read as f32 (" +
+            format_bytes(static_cast<double>(counts.widen_on_access_bytes)) + ")";
+  }
   if (counts.copied > 0) {
     text += ", " + std::to_string(counts.copied) + " copied for alignment (" +
             format_bytes(static_cast<double>(counts.copied_bytes)) + ")";

@@ -1,6 +1,8 @@
 // Kernel for `std.nn.embedding::embedding<*S, Vocab, H, T>`: row ids[...]
 // of the table for every id, copied as stored (bit for bit the body). An id
 // outside 0..Vocab is left to the body, which reports it where it was read.
+// An f32 table the checkpoint stores as bf16 is read as stored, each row
+// widened as it is copied.
 #include <cstring>
 
 #include "kernel_support.hpp"
@@ -20,6 +22,20 @@ std::optional<eval::Value> run_embedding(const eval::NativeCall& call) {
   }
   Shape shape = ids.shape();
   shape.push_back(width);
+  if (const std::optional<Tensor> stored = table.stored_bf16()) {
+    // An f32 table stored as bf16: the rows widened as they are copied
+    // (exact), without making the whole table's f32 copy.
+    Tensor result = Tensor::empty(DType::F32, shape);
+    const tensor::bf16_t* rows = stored->data<tensor::bf16_t>();
+    float* out = result.mutable_data<float>();
+    const int64_t count = ids.numel();
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(count * width))
+    for (int64_t i = 0; i < count; ++i) {
+      const tensor::bf16_t* row = rows + id[i] * width;
+      for (int64_t j = 0; j < width; ++j) out[i * width + j] = row[j].to_float();
+    }
+    return eval::Value::from_tensor(result);
+  }
   Tensor result = Tensor::empty(table.dtype(), shape);
   const size_t row_bytes = static_cast<size_t>(width) * table.element_size();
   const auto* rows = static_cast<const std::byte*>(table.raw_data());

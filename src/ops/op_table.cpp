@@ -3,6 +3,7 @@
 #include "linnet/ops/op_table.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "kernel_support.hpp"
@@ -127,12 +128,53 @@ TableDispatcher::TableDispatcher(std::shared_ptr<const OpTable> table) : table_(
   if (!table_) throw std::invalid_argument("TableDispatcher needs a table");
 }
 
+namespace {
+
+// Ops whose native kernels take a bf16 weight in an f32 call (widening it a
+// tile at a time, exactly), with the parameter that holds the weight. A
+// weight the checkpoint stores as bf16 reaches an f32 instance as an f32
+// tensor that is only made on first access (Tensor::widen_on_access); these
+// kernels get its stored bf16 form instead, so that it is never made.
+const std::map<std::string, std::string, std::less<>>& bf16_weight_parameters() {
+  static const std::map<std::string, std::string, std::less<>> parameters = {
+      {"std.nn.linear::linear", "weight"},
+      {"std.nn.moe::linear_experts", "weight"},
+      {"std.nn.moe::linear_experts_shared", "weight"},
+      {"std.nn.moe::combine_experts", "weight"},
+  };
+  return parameters;
+}
+
+// The call's arguments with the weight replaced by its stored bf16 form,
+// when the op takes one and the weight has one; else nothing.
+std::optional<std::vector<eval::Value>> with_stored_weight(const eval::NativeCall& call, tensor::DType dtype) {
+  if (dtype != tensor::DType::F32) return std::nullopt;
+  const auto found = bf16_weight_parameters().find(call.qualified_name);
+  if (found == bf16_weight_parameters().end()) return std::nullopt;
+  const auto& params = call.op.params;
+  for (size_t i = 0; i < params.size() && i < call.arguments.size(); ++i) {
+    if (params[i].name.text != found->second || !call.arguments[i].is_tensor()) continue;
+    std::optional<tensor::Tensor> stored = call.arguments[i].tensor().stored_bf16();
+    if (!stored) return std::nullopt;
+    std::vector<eval::Value> arguments = call.arguments;
+    arguments[i] = eval::Value::from_tensor(std::move(*stored));
+    return arguments;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<eval::Value> TableDispatcher::try_native(const eval::NativeCall& call) {
   if (call.policy == eval::NumericsPolicy::Exact) return std::nullopt;
   const std::optional<tensor::DType> dtype = call_dtype(call);
   if (!dtype) return std::nullopt;
   const KernelChoice choice = table_->find(call.qualified_name, *dtype, call.policy);
   if (choice.kernel == nullptr) return std::nullopt;
+  if (std::optional<std::vector<eval::Value>> arguments = with_stored_weight(call, *dtype)) {
+    const eval::NativeCall stored{call.op, call.qualified_name, call.generics, *arguments, call.policy};
+    return choice.kernel->run(stored);
+  }
   return choice.kernel->run(call);
 }
 

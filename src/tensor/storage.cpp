@@ -141,6 +141,34 @@ std::shared_ptr<Storage> Storage::on_device(std::shared_ptr<DeviceBackend> backe
   return storage;
 }
 
+std::shared_ptr<Storage> Storage::widen_on_access(const void* bf16, size_t count,
+                                                  std::shared_ptr<const void> keep_alive) {
+  if (!bf16 && count > 0) throw TensorError(ErrorKind::InvalidArgument, "widen-on-access storage with a null pointer");
+  std::shared_ptr<Storage> storage(new Storage(nullptr, count * sizeof(float), false, std::move(keep_alive)));
+  storage->lazy_ = std::make_unique<WidenOnAccess>();
+  storage->lazy_->source = static_cast<const uint16_t*>(bf16);
+  return storage;
+}
+
+const std::byte* Storage::widened_data() const {
+  WidenOnAccess& lazy = *lazy_;
+  std::call_once(lazy.once, [&] {
+    std::byte* memory = allocate_aligned(bytes_);
+    float* out = reinterpret_cast<float*>(memory);
+    const size_t count = bytes_ / sizeof(float);
+    // bf16 -> f32 is exact: the bf16 bits are the high half of the f32's.
+    for (size_t i = 0; i < count; ++i) {
+      const uint32_t bits = static_cast<uint32_t>(lazy.source[i]) << 16;
+      std::memcpy(out + i, &bits, sizeof bits);
+    }
+    count_allocation(bytes_);
+    lazy.widened = memory;
+  });
+  return lazy.widened;
+}
+
+bool Storage::widened() const { return lazy_ && lazy_->widened != nullptr; }
+
 Storage::~Storage() {
   if (owned_ && data_) {
     if (mapped_) {
@@ -148,6 +176,10 @@ Storage::~Storage() {
     } else {
       std::free(data_);
     }
+    count_release(bytes_);
+  }
+  if (lazy_ && lazy_->widened) {
+    std::free(lazy_->widened);
     count_release(bytes_);
   }
 }

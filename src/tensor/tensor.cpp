@@ -52,6 +52,23 @@ Tensor Tensor::borrow(DType dtype, const Shape& shape, const void* data, std::sh
   return Tensor(std::move(storage), dtype, shape, contiguous_strides(shape), 0);
 }
 
+Tensor Tensor::widen_on_access(const Tensor& source) {
+  if (source.dtype() != DType::BF16 || !source.is_contiguous()) {
+    throw TensorError(ErrorKind::InvalidArgument, "widen_on_access: needs a contiguous bf16 tensor, not " +
+                                                      source.describe());
+  }
+  // The source's own storage keeps its bytes valid (a mapping, or owned memory).
+  std::shared_ptr<const void> keep_alive = source.storage_;
+  auto storage = Storage::widen_on_access(source.raw_data(), static_cast<size_t>(source.numel()), std::move(keep_alive));
+  return Tensor(std::move(storage), DType::F32, source.shape(), contiguous_strides(source.shape()), 0);
+}
+
+std::optional<Tensor> Tensor::stored_bf16() const {
+  if (!storage_ || dtype_ != DType::F32 || storage_->bf16_source() == nullptr) return std::nullopt;
+  auto view = Storage::borrow(storage_->bf16_source(), storage_->bytes() / 2, storage_);
+  return Tensor(std::move(view), DType::BF16, shape_, strides_, offset_);
+}
+
 Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, DType dtype, const Shape& shape,
                             const Strides& strides, int64_t offset) {
   if (!storage) throw TensorError(ErrorKind::InvalidArgument, "from_storage: no storage");

@@ -195,14 +195,20 @@ TEST_CASE("the parameter source borrows the mapping and widens exactly", "[nest]
     CHECK(source.counts().borrowed == 1);
     CHECK(source.counts().widened == 0);
   }
-  SECTION("bf16 to f32: an owned, exact copy") {
+  SECTION("a bf16 matrix at f32: read as f32, stored bytes left in the mapping") {
     const auto tensor = source.fetch({"embedding.weight", eval::ParameterKind::Param, DType::F32, {3, 2}, false});
     REQUIRE(tensor);
     CHECK(tensor->dtype() == DType::F32);
-    CHECK(tensor->is_writable());
-    CHECK(tensor->to_vector<float>() == rounded);
-    CHECK(source.counts().widened == 1);
-    CHECK(source.counts().widened_bytes == 6 * 4);
+    CHECK_FALSE(tensor->is_writable());
+    const std::optional<tensor::Tensor> stored = tensor->stored_bf16();
+    REQUIRE(stored);
+    CHECK(stored->raw_data() == static_cast<const void*>(checkpoint.find("embed")->bytes.data()));
+    CHECK_FALSE(tensor->storage()->widened());
+    CHECK(tensor->to_vector<float>() == rounded);  // exact
+    CHECK(tensor->storage()->widened());
+    CHECK(source.counts().widen_on_access == 1);
+    CHECK(source.counts().widen_on_access_bytes == 6 * 2);
+    CHECK(source.counts().widened == 0);
   }
   SECTION("integers keep their type, and absent tensors are nothing") {
     const auto ids = source.fetch({"ids", eval::ParameterKind::Param, DType::F32, {2}, false});

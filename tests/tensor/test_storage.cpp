@@ -1,7 +1,10 @@
 // Storage ownership, alignment, borrowed read-only memory, and the
 // current/peak byte accounting that `--stats` reports.
 #include <catch2/catch.hpp>
+#include <bit>
 #include <cstdint>
+#include <memory>
+#include <optional>
 
 #include "linnet/tensor/allocator.hpp"
 #include "tensor_test_util.hpp"
@@ -109,4 +112,68 @@ TEST_CASE("typed access checks the dtype", "[storage]") {
   CHECK(t.data<float>() != nullptr);
   CHECK_THROWS_AS(Tensor().raw_data(), TensorError);
   CHECK_THROWS_AS(Tensor::from_vector<float>({1, 2, 3}, {2, 2}), TensorError);
+}
+
+TEST_CASE("widen-on-access: an f32 tensor over bf16 bytes, widened only when read", "[storage][widen]") {
+  // bf16 bit patterns: 1.0, -2.5, a small value, NaN, +inf, the smallest subnormal, ...
+  std::vector<uint16_t> bits = {0x3F80, 0xC020, 0x3A80, 0x7FC1, 0x7F80, 0x0001, 0x8000, 0x4049, 0xBF01, 0x0000,
+                                0x4780, 0x3C00};
+  auto owner = std::make_shared<std::vector<uint16_t>>(bits);
+  const Tensor stored = Tensor::borrow(DType::BF16, {3, 4}, owner->data(), owner);
+  const size_t base = current_bytes();
+  const Tensor lazy = Tensor::widen_on_access(stored);
+  CHECK(lazy.dtype() == DType::F32);
+  CHECK(lazy.shape() == Shape{3, 4});
+  CHECK_FALSE(lazy.is_writable());
+  CHECK_FALSE(lazy.storage()->widened());
+  CHECK(current_bytes() == base);
+
+  // Its stored form reads the same bytes without widening, views included.
+  const std::optional<Tensor> bf16 = lazy.stored_bf16();
+  REQUIRE(bf16.has_value());
+  CHECK(bf16->dtype() == DType::BF16);
+  CHECK(bf16->raw_data() == owner->data());
+  const Tensor row = lazy.select(0, 1);
+  const std::optional<Tensor> row_bf16 = row.stored_bf16();
+  REQUIRE(row_bf16.has_value());
+  CHECK(row_bf16->shape() == Shape{4});
+  CHECK(row_bf16->raw_data() == owner->data() + 4);
+  CHECK_FALSE(lazy.storage()->widened());
+  CHECK(current_bytes() == base);
+
+  // Read as f32, it holds exactly the bf16 values, bit for bit (NaN payload too).
+  const std::vector<float> expected = stored.to_vector<float>();
+  const std::vector<float> values = lazy.to_vector<float>();
+  CHECK(lazy.storage()->widened());
+  CHECK(current_bytes() == base + 12 * sizeof(float));
+  REQUIRE(values.size() == expected.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    CHECK(std::bit_cast<uint32_t>(values[i]) == (static_cast<uint32_t>(bits[i]) << 16));
+  }
+  CHECK(row.to_vector<float>() == std::vector<float>(expected.begin() + 4, expected.begin() + 8));
+  const Tensor column = lazy.slice(1, 2, 3);
+  CHECK(column.to_vector<float>().at(2) == expected[10]);
+
+  // Ordinary tensors have no stored form.
+  CHECK_FALSE(Tensor::zeros(DType::F32, {2}).stored_bf16().has_value());
+  CHECK_FALSE(stored.stored_bf16().has_value());
+  CHECK_THROWS_AS(Tensor::widen_on_access(Tensor::zeros(DType::F32, {2})), TensorError);
+}
+
+TEST_CASE("widen-on-access storage keeps its source alive and releases its copy", "[storage][widen]") {
+  const size_t base = current_bytes();
+  std::weak_ptr<std::vector<uint16_t>> watch;
+  {
+    Tensor lazy;
+    {
+      auto owner = std::make_shared<std::vector<uint16_t>>(1024, uint16_t{0x4000});  // 2.0
+      watch = owner;
+      lazy = Tensor::widen_on_access(Tensor::borrow(DType::BF16, {32, 32}, owner->data(), owner));
+    }
+    CHECK_FALSE(watch.expired());
+    CHECK(lazy.at<float>({31, 31}) == 2.0f);
+    CHECK(current_bytes() == base + 1024 * sizeof(float));
+  }
+  CHECK(watch.expired());
+  CHECK(current_bytes() == base);
 }

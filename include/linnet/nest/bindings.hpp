@@ -87,6 +87,8 @@ struct LoadCounts {
   size_t borrowed_bytes = 0;
   size_t widened = 0;         // tensors converted to another float (owned copies): wider, or narrower with cast_weights
   size_t widened_bytes = 0;   // bytes of the copies
+  size_t widen_on_access = 0;        // bf16 matrices kept as stored, read as f32 (Tensor::widen_on_access)
+  size_t widen_on_access_bytes = 0;  // their stored bytes
   size_t copied = 0;          // tensors copied because their bytes were misaligned
   size_t copied_bytes = 0;
   // Running across processes (shards.hpp): tensors of which this process

@@ -146,6 +146,7 @@ class Session {
   const LoadTimes& load_times() const { return times_; }
 
   eval::Interpreter& interpreter() { return *interpreter_; }
+  const eval::Interpreter& interpreter() const { return *interpreter_; }
   eval::BlockInstance& instance() { return *instance_; }
   const syntax::SourceManager& sources() const { return *sources_; }
 

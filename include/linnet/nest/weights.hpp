@@ -56,6 +56,11 @@ struct ModelConfig {
 std::optional<ModelConfig> read_model_config(const std::string& path, std::string& why);
 std::optional<ModelConfig> parse_model_config(std::string_view json, const std::string& path, std::string& why);
 
+// Generic name -> the config.json keys that hold the same size (Vocab ->
+// vocab_size, Experts -> num_local_experts or num_experts, ...); a reader
+// takes the first key found, a writer the first key.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& config_size_keys();
+
 // What the config says about the bound generics: a warning for each size
 // that disagrees (Vocab vs vocab_size, H vs hidden_size, ...), and a note
 // when fewer layers run than the checkpoint holds.

@@ -11,10 +11,18 @@
 // marks the device copy stale. Storage that never met a device pays one
 // pointer test in data(). Device copies are made and read from the thread
 // that runs the interpreter, never inside a parallel kernel.
+//
+// A third kind reads as f32 but is stored as bf16 elsewhere (a checkpoint's
+// bf16 weights in an instance whose T is f32): its f32 bytes are made, once,
+// the first time anything reads data(), and kept from then on. Kernels that
+// can multiply bf16 directly read bf16_source() instead and never make them,
+// so a large weight costs its stored size, not twice that.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 
 namespace linnet::tensor {
 
@@ -36,6 +44,10 @@ class Storage {
   // Owned memory of `bytes` bytes on `backend`'s device, uninitialised; the
   // host copy is made on the first host access.
   static std::shared_ptr<Storage> on_device(std::shared_ptr<DeviceBackend> backend, size_t bytes);
+  // `count` f32 elements that are the bf16 values at `bf16` (valid as long
+  // as `keep_alive`), widened on first access (see above). Read-only.
+  static std::shared_ptr<Storage> widen_on_access(const void* bf16, size_t count,
+                                                  std::shared_ptr<const void> keep_alive);
 
   ~Storage();
   Storage(const Storage&) = delete;
@@ -46,10 +58,19 @@ class Storage {
   bool writable() const { return owned_; }
   const std::byte* data() const {
     if (device_) [[unlikely]] return host_data_from_device();
+    // Widen-on-access storage makes its f32 copy the first time (thread-safe).
+    if (lazy_) [[unlikely]] return widened_data();
     return data_;
   }
   // Throws TensorError(ReadOnly) for borrowed storage.
   std::byte* mutable_data();
+
+  // Widen-on-access storage: the stored bf16 elements (bytes() / 2 of
+  // them), and what keeps them valid; nullptr for other storage.
+  const uint16_t* bf16_source() const { return lazy_ ? lazy_->source : nullptr; }
+  const std::shared_ptr<const void>& keep_alive() const { return keep_alive_; }
+  // Whether widen-on-access storage has made its f32 copy yet.
+  bool widened() const;
 
   // --- Device copy ------------------------------------------------------------
 
@@ -68,8 +89,14 @@ class Storage {
 
  private:
   struct DeviceCopy;
+  struct WidenOnAccess {
+    const uint16_t* source = nullptr;
+    std::once_flag once;
+    std::byte* widened = nullptr;  // owned and counted once made
+  };
   Storage(std::byte* data, size_t bytes, bool owned, std::shared_ptr<const void> keep_alive);
   const std::byte* host_data_from_device() const;
+  const std::byte* widened_data() const;
 
   // Mutable: the host copy of device storage is made on first read.
   mutable std::byte* data_;
@@ -78,6 +105,7 @@ class Storage {
   bool mapped_ = false;  // owned pages from mmap (allocate_zeroed), released with munmap
   std::shared_ptr<const void> keep_alive_;
   std::unique_ptr<DeviceCopy> device_;  // null unless a device ever held these bytes
+  std::unique_ptr<WidenOnAccess> lazy_;
 };
 
 }  // namespace linnet::tensor

@@ -37,6 +37,11 @@ class Tensor {
   // A contiguous read-only view of external memory of `shape` elements of
   // `dtype`; `keep_alive` keeps the memory valid (e.g. the mapping's owner).
   static Tensor borrow(DType dtype, const Shape& shape, const void* data, std::shared_ptr<const void> keep_alive);
+  // An f32 tensor holding the values of the contiguous bf16 tensor
+  // `source`, which must be borrowed or kept alive by its storage: the f32
+  // elements are made on first access (Storage::widen_on_access), never by
+  // kernels that read stored_bf16().
+  static Tensor widen_on_access(const Tensor& source);
   // A view of existing storage; checks that every element lies inside it.
   static Tensor from_storage(std::shared_ptr<Storage> storage, DType dtype, const Shape& shape,
                              const Strides& strides, int64_t offset);
@@ -67,6 +72,11 @@ class Tensor {
   // False when the storage is borrowed.
   bool is_writable() const { return storage_ && storage_->writable(); }
   bool shares_storage_with(const Tensor& other) const { return storage_ && storage_ == other.storage_; }
+  // For an f32 tensor over widen-on-access storage: the same elements as a
+  // bf16 view (same shape, strides and offset) of the stored bytes, which
+  // reading does not widen; else nothing. Kernels that multiply bf16
+  // weights directly use it.
+  std::optional<Tensor> stored_bf16() const;
 
   // Address of the element at index (0, ..., 0).
   const void* raw_data() const;
