@@ -109,7 +109,7 @@ std::shared_ptr<Storage> Storage::allocate_zeroed(size_t bytes) {
   // write commits 4 KiB, not 2 MiB, per touched region.
   void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) {
-    throw TensorError(ErrorKind::InvalidArgument, "out of memory allocating " + std::to_string(bytes) + " bytes");
+    throw TensorError(ErrorKind::ResourceLimit, "out of memory allocating " + std::to_string(bytes) + " bytes");
   }
   std::shared_ptr<Storage> storage;
   try {
@@ -185,6 +185,8 @@ Storage::~Storage() {
 }
 
 const std::byte* Storage::host_data_from_device() const {
+  // Widen-on-access storage is read-only: its host bytes are always current.
+  if (lazy_) return widened_data();
   if (device_->host_current.load(std::memory_order_acquire)) return data_;
   std::lock_guard lock(device_->mutex);
   if (!device_->host_current) {
@@ -221,7 +223,8 @@ const void* Storage::device_data(const std::shared_ptr<DeviceBackend>& backend) 
   std::lock_guard lock(device_->mutex);
   if (!device_->device_current) {
     if (!device_->memory) device_->memory = backend->allocate(bytes_);
-    backend->copy_to_device(device_->memory, data_, bytes_);
+    // Widen-on-access storage uploads its f32 bytes (made here if not yet).
+    backend->copy_to_device(device_->memory, lazy_ ? widened_data() : data_, bytes_);
     device_->device_current = true;
   }
   return device_->memory;

@@ -292,8 +292,10 @@ TEST_CASE("linnet explain takes a file with Block.method or a function", "[expla
   CHECK(method.output.find("3 op call sites: 3 native, 0 body; per entry call 5 native and 0 body op calls") !=
         std::string::npos);
 
+  // An unknown generic is an input problem (E2111, exit 1), as for every command (docs/commands.md).
   const CommandResult unknown_generic = run_linnet("explain " + file + " --entry Model.forward --bind Q=3");
-  CHECK(unknown_generic.status == 2);
+  CHECK(unknown_generic.status == 1);
+  CHECK(unknown_generic.output.find("E2111") != std::string::npos);
   const CommandResult no_entry = run_linnet("explain " + file);
   CHECK(no_entry.status == 2);
 }
