@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "linnet/syntax/diagnostic.hpp"
 #include "text_support.hpp"
 
 namespace linnet::cli {
@@ -23,29 +24,6 @@ struct TokenizeOptions {
   bool no_special = false;
   bool skip_special = false;
 };
-
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (byte < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::optional<std::vector<int32_t>> parse_ids(const std::string& text) {
   std::vector<int32_t> ids;
@@ -93,7 +71,7 @@ int run_tokenize(const TokenizeOptions& options) {
     if (decoding) {
       const std::string text = model->tokenizer.decode(*ids, options.skip_special);
       if (options.json) {
-        std::cout << "{\"text\": " << json_string(text) << "}\n";
+        std::cout << "{\"text\": " << syntax::json_quote(text) << "}\n";
       } else {
         std::cout << text << '\n';
       }
@@ -109,7 +87,7 @@ int run_tokenize(const TokenizeOptions& options) {
     for (size_t i = 0; i < ids->size(); ++i) line += (i ? ", " : "") + std::to_string((*ids)[i]);
     line += "], \"pieces\": [";
     for (size_t i = 0; i < ids->size(); ++i) {
-      line += (i ? ", " : "") + json_string(model->tokenizer.piece((*ids)[i]).value_or(""));
+      line += (i ? ", " : "") + syntax::json_quote(model->tokenizer.piece((*ids)[i]).value_or(""));
     }
     std::cout << line << "]}\n";
     return 0;

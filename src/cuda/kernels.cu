@@ -39,39 +39,36 @@ __device__ __forceinline__ float round_to(float value) {
   return widen(narrow<T>(value));
 }
 
-// The sum of every thread's `value` in the block, in a fixed order; every
-// thread gets it. `scratch` holds one float per warp.
-__device__ float block_sum(float value, float* scratch) {
-  for (int offset = 16; offset > 0; offset /= 2) value = __fadd_rn(value, __shfl_down_sync(0xffffffffu, value, offset));
+// Combines every thread's `value` in the block with `combine` (a
+// commutative operation whose identity is `identity`), in a fixed order:
+// a shuffle tree in each warp, then one over the warps' results. Every
+// thread gets the result. `scratch` holds one float per warp.
+template <class Combine>
+__device__ float block_reduce(float value, float* scratch, float identity, Combine combine) {
+  for (int offset = 16; offset > 0; offset /= 2) value = combine(value, __shfl_down_sync(0xffffffffu, value, offset));
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (lane == 0) scratch[warp] = value;
   __syncthreads();
   if (warp == 0) {
-    value = lane < blockDim.x / 32 ? scratch[lane] : 0.0f;
-    for (int offset = 16; offset > 0; offset /= 2) value = __fadd_rn(value, __shfl_down_sync(0xffffffffu, value, offset));
-    if (lane == 0) scratch[0] = value;
-  }
-  __syncthreads();
-  const float total = scratch[0];
-  __syncthreads();  // scratch is reused by the next reduction
-  return total;
-}
-
-__device__ float block_max(float value, float* scratch) {
-  for (int offset = 16; offset > 0; offset /= 2) value = fmaxf(value, __shfl_down_sync(0xffffffffu, value, offset));
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) scratch[warp] = value;
-  __syncthreads();
-  if (warp == 0) {
-    value = lane < blockDim.x / 32 ? scratch[lane] : -INFINITY;
-    for (int offset = 16; offset > 0; offset /= 2) value = fmaxf(value, __shfl_down_sync(0xffffffffu, value, offset));
+    value = lane < blockDim.x / 32 ? scratch[lane] : identity;
+    for (int offset = 16; offset > 0; offset /= 2) value = combine(value, __shfl_down_sync(0xffffffffu, value, offset));
     if (lane == 0) scratch[0] = value;
   }
   __syncthreads();
   const float result = scratch[0];
-  __syncthreads();
+  __syncthreads();  // scratch is reused by the next reduction
   return result;
 }
+
+struct AddRounded {
+  __device__ float operator()(float a, float b) const { return __fadd_rn(a, b); }
+};
+struct Maximum {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+__device__ float block_sum(float value, float* scratch) { return block_reduce(value, scratch, 0.0f, AddRounded{}); }
+__device__ float block_max(float value, float* scratch) { return block_reduce(value, scratch, -INFINITY, Maximum{}); }
 
 template <class T>
 __global__ void rms_norm_kernel(const T* x, const T* weight, T* y, int64_t width, float eps) {
@@ -211,20 +208,11 @@ __device__ __forceinline__ float max_nan(float a, float b) {
   return a;
 }
 
+struct MaximumNan {
+  __device__ float operator()(float a, float b) const { return max_nan(a, b); }
+};
 __device__ float block_max_nan(float value, float* scratch) {
-  for (int offset = 16; offset > 0; offset /= 2) value = max_nan(value, __shfl_down_sync(0xffffffffu, value, offset));
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) scratch[warp] = value;
-  __syncthreads();
-  if (warp == 0) {
-    value = lane < blockDim.x / 32 ? scratch[lane] : -INFINITY;
-    for (int offset = 16; offset > 0; offset /= 2) value = max_nan(value, __shfl_down_sync(0xffffffffu, value, offset));
-    if (lane == 0) scratch[0] = value;
-  }
-  __syncthreads();
-  const float result = scratch[0];
-  __syncthreads();
-  return result;
+  return block_reduce(value, scratch, -INFINITY, MaximumNan{});
 }
 
 constexpr float kMasked = -1e30f;  // std.nn.attention's MASKED

@@ -118,17 +118,23 @@ std::optional<eval::Value> run_write_at(const eval::NativeCall& call) {
   return written(call, writes);
 }
 
+// The writes of a span of n value positions starting at `at` into cache row
+// `cache_row`, from value row `value_row`: every cache position the body's
+// i32 arithmetic places inside the span.
+void add_span_writes(std::vector<Write>& writes, const CacheShape& shape, int64_t cache_row, int64_t value_row,
+                     int32_t at, int64_t n) {
+  for (int64_t s = 0; s < shape.positions; ++s) {
+    const SpanPosition span = span_position(s, at, n);
+    if (span.inside) writes.push_back({cache_row * shape.positions + s, value_row, span.source});
+  }
+}
+
 std::optional<eval::Value> run_write_span(const eval::NativeCall& call) {
   const CacheShape shape = cache_shape(call);
   const int32_t at = static_cast<int32_t>(integer_argument(call, "at"));
   const int64_t n = dim_generic(call, "N");
   std::vector<Write> writes;
-  for (int64_t b = 0; b < shape.batch; ++b) {
-    for (int64_t s = 0; s < shape.positions; ++s) {
-      const SpanPosition span = span_position(s, at, n);
-      if (span.inside) writes.push_back({b * shape.positions + s, b, span.source});
-    }
-  }
+  for (int64_t b = 0; b < shape.batch; ++b) add_span_writes(writes, shape, b, b, at, n);
   return written(call, writes);
 }
 
@@ -149,12 +155,7 @@ std::optional<eval::Value> run_write_slot(const eval::NativeCall& call) {
   const int32_t at = static_cast<int32_t>(integer_argument(call, "at"));
   const int64_t n = dim_generic(call, "N");
   std::vector<Write> writes;
-  if (slot >= 0 && slot < shape.batch) {
-    for (int64_t s = 0; s < shape.positions; ++s) {
-      const SpanPosition span = span_position(s, at, n);
-      if (span.inside) writes.push_back({slot * shape.positions + s, 0, span.source});
-    }
-  }
+  if (slot >= 0 && slot < shape.batch) add_span_writes(writes, shape, slot, 0, at, n);
   return written(call, writes);
 }
 
@@ -171,11 +172,7 @@ std::optional<eval::Value> run_write_slots(const eval::NativeCall& call) {
   std::vector<Write> writes;
   for (int64_t b = 0; b < shape.batch; ++b) {
     const int64_t row = member[static_cast<size_t>(b)];
-    if (row < 0) continue;
-    for (int64_t s = 0; s < shape.positions; ++s) {
-      const SpanPosition span = span_position(s, at, n);
-      if (span.inside) writes.push_back({b * shape.positions + s, row, span.source});
-    }
+    if (row >= 0) add_span_writes(writes, shape, b, row, at, n);
   }
   return written(call, writes);
 }

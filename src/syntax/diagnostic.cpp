@@ -166,6 +166,9 @@ std::string render_text(const Diagnostics& diagnostics, const SourceManager& sou
   return text;
 }
 
+// The escapes of JavaScript's JSON.stringify: the short forms where JSON has
+// them, \u00XX for the other control characters, everything else as is (so
+// a chat template's `tojson` matches the reference renderer byte for byte).
 std::string json_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 2);
@@ -176,8 +179,10 @@ std::string json_escape(std::string_view text) {
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
       default:
-        if (c < 0x20 || c == 0x7F) {
+        if (c < 0x20) {
           char buffer[8];
           std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
           out += buffer;
@@ -188,6 +193,8 @@ std::string json_escape(std::string_view text) {
   }
   return out;
 }
+
+std::string json_quote(std::string_view text) { return '"' + json_escape(text) + '"'; }
 
 namespace {
 

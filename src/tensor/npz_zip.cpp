@@ -417,17 +417,33 @@ constexpr uint16_t kVersionZip64 = 45;
 constexpr uint16_t kMadeByUnix = 3 << 8;
 constexpr uint32_t kRegularFileMode = 0100644u << 16;
 
+// A member as written: what its central directory entry repeats.
+struct Written {
+  const ZipMember* member;
+  uint32_t crc;
+  uint64_t compressed_size;
+  uint64_t offset;
+  uint16_t method;
+  bool zip64;
+};
+
+// The fields a local header and a central directory entry share, from
+// "version needed" through the name's length.
+void write_member_fields(ArchiveWriter& out, const Written& entry) {
+  out.u16(entry.zip64 ? kVersionZip64 : kVersionPlain);
+  out.u16(kFlagUtf8Names);
+  out.u16(entry.method);
+  out.u16(kDosTime);
+  out.u16(kDosDate);
+  out.u32(entry.crc);
+  out.u32(entry.zip64 ? kMax32 : entry.compressed_size);
+  out.u32(entry.zip64 ? kMax32 : entry.member->bytes.size());
+  out.u16(entry.member->name.size());
+}
+
 }  // namespace
 
 std::vector<std::byte> build_zip(const std::vector<ZipMember>& members, bool compress, bool force_zip64) {
-  struct Written {
-    const ZipMember* member;
-    uint32_t crc;
-    uint64_t compressed_size;
-    uint64_t offset;
-    uint16_t method;
-    bool zip64;
-  };
   ArchiveWriter out;
   std::vector<Written> written;
   for (const ZipMember& member : members) {
@@ -440,15 +456,7 @@ std::vector<std::byte> build_zip(const std::vector<ZipMember>& members, bool com
     entry.zip64 = force_zip64 || member.bytes.size() >= kMax32 || entry.compressed_size >= kMax32 ||
                   entry.offset >= kMax32;
     out.u32(kLocalHeaderSignature);
-    out.u16(entry.zip64 ? kVersionZip64 : kVersionPlain);
-    out.u16(kFlagUtf8Names);
-    out.u16(entry.method);
-    out.u16(kDosTime);
-    out.u16(kDosDate);
-    out.u32(entry.crc);
-    out.u32(entry.zip64 ? kMax32 : entry.compressed_size);
-    out.u32(entry.zip64 ? kMax32 : member.bytes.size());
-    out.u16(member.name.size());
+    write_member_fields(out, entry);
     out.u16(entry.zip64 ? 20 : 0);
     out.text(member.name);
     if (entry.zip64) {
@@ -466,15 +474,7 @@ std::vector<std::byte> build_zip(const std::vector<ZipMember>& members, bool com
     const ZipMember& member = *entry.member;
     out.u32(kCentralHeaderSignature);
     out.u16(kMadeByUnix | (entry.zip64 ? kVersionZip64 : kVersionPlain));
-    out.u16(entry.zip64 ? kVersionZip64 : kVersionPlain);
-    out.u16(kFlagUtf8Names);
-    out.u16(entry.method);
-    out.u16(kDosTime);
-    out.u16(kDosDate);
-    out.u32(entry.crc);
-    out.u32(entry.zip64 ? kMax32 : entry.compressed_size);
-    out.u32(entry.zip64 ? kMax32 : member.bytes.size());
-    out.u16(member.name.size());
+    write_member_fields(out, entry);
     out.u16(entry.zip64 ? 28 : 0);
     out.u16(0);  // comment
     out.u16(0);  // disk

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "linnet/text/jinja.hpp"
+#include "linnet/syntax/diagnostic.hpp"
 #include "linnet/text/utf8.hpp"
 
 namespace linnet::text::jinja {
@@ -125,31 +126,6 @@ std::string quote_python(const std::string& text) {
   return out + quote;
 }
 
-std::string json_quote(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (byte < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 Value from_element(simdjson::dom::element element) {
   switch (element.type()) {
     case simdjson::dom::element_type::ARRAY: {
@@ -216,7 +192,7 @@ std::string Value::to_json(int indent, int depth) const {
     case Kind::Bool: return boolean ? "true" : "false";
     case Kind::Int: return std::to_string(integer);
     case Kind::Float: return float_text(number);
-    case Kind::String: return json_quote(text);
+    case Kind::String: return syntax::json_quote(text);
     case Kind::List: {
       if (list->empty()) return "[]";
       std::string out = "[";
@@ -229,7 +205,7 @@ std::string Value::to_json(int indent, int depth) const {
       if (entries->empty()) return "{}";
       std::string out = "{";
       for (size_t i = 0; i < entries->size(); ++i) {
-        out += (i ? item_separator : "") + newline(depth + 1) + json_quote((*entries)[i].first) + ": " +
+        out += (i ? item_separator : "") + newline(depth + 1) + syntax::json_quote((*entries)[i].first) + ": " +
                (*entries)[i].second.to_json(indent, depth + 1);
       }
       return out + newline(depth) + "}";

@@ -39,7 +39,6 @@ std::string json_number(const std::optional<double>& value) {
   return format("%.9g", *value);
 }
 
-std::string json_string(const std::string& text) { return "\"" + syntax::json_escape(text) + "\""; }
 
 std::string tolerance_text(const Tolerances& tolerances) {
   std::vector<std::string> parts;
@@ -136,13 +135,13 @@ std::string render_text(const Report& report) {
 
 std::string render_json(const Report& report) {
   std::ostringstream out;
-  out << "{\"case\": " << json_string(report.case_name) << ", \"card\": " << json_string(report.card)
-      << ", \"dtype\": " << json_string(dtype_text(report.dtype)) << ", \"checks\": [";
+  out << "{\"case\": " << syntax::json_quote(report.case_name) << ", \"card\": " << syntax::json_quote(report.card)
+      << ", \"dtype\": " << syntax::json_quote(dtype_text(report.dtype)) << ", \"checks\": [";
   // Issue 7's members first; then the envelope and fidelity (null where
   // not measured) and whether the check compared anything.
   for (size_t i = 0; i < report.checks.size(); ++i) {
     const CheckResult& check = report.checks[i];
-    out << (i ? ", " : "") << "{\"name\": " << json_string(check.name)
+    out << (i ? ", " : "") << "{\"name\": " << syntax::json_quote(check.name)
         << ", \"max_abs_diff\": " << json_number(check.max_abs_diff)
         << ", \"mean_abs_diff\": " << json_number(check.mean_abs_diff)
         << ", \"argmax_agreement\": " << json_number(check.argmax_agreement())
@@ -155,7 +154,7 @@ std::string render_json(const Report& report) {
         << ", \"compared\": " << (check.compared ? "true" : "false") << '}';
   }
   out << "], \"pass\": " << (report.pass() ? "true" : "false")
-      << ", \"numerics\": " << json_string(eval::numerics_policy_name(report.numerics)) << "}\n";
+      << ", \"numerics\": " << syntax::json_quote(eval::numerics_policy_name(report.numerics)) << "}\n";
   return out.str();
 }
 
@@ -199,12 +198,12 @@ std::string render_text(const Mxfp4Report& report) {
 
 std::string render_json(const Mxfp4Report& report) {
   std::ostringstream out;
-  out << "{\"case\": " << json_string(report.case_name) << ", \"checks\": [";
+  out << "{\"case\": " << syntax::json_quote(report.case_name) << ", \"checks\": [";
   for (size_t i = 0; i < report.comparisons.size(); ++i) {
     const Mxfp4Comparison& row = report.comparisons[i];
-    out << (i ? ", " : "") << "{\"name\": " << json_string(row.implementation + " " + dtype_text(row.dtype))
-        << ", \"implementation\": " << json_string(row.implementation) << ", \"ran\": " << json_string(row.ran)
-        << ", \"dtype\": " << json_string(dtype_text(row.dtype)) << ", \"elements\": " << row.elements
+    out << (i ? ", " : "") << "{\"name\": " << syntax::json_quote(row.implementation + " " + dtype_text(row.dtype))
+        << ", \"implementation\": " << syntax::json_quote(row.implementation) << ", \"ran\": " << syntax::json_quote(row.ran)
+        << ", \"dtype\": " << syntax::json_quote(dtype_text(row.dtype)) << ", \"elements\": " << row.elements
         << ", \"differing\": " << row.differing << ", \"pass\": " << (row.pass() ? "true" : "false") << '}';
   }
   out << "], \"pass\": " << (report.pass() ? "true" : "false") << "}\n";

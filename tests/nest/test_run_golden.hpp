@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "linnet/nest/bind_from.hpp"
 #include "linnet/nest/inputs.hpp"
 #include "linnet/nest/session.hpp"
 #include "linnet/tensor/npz.hpp"
@@ -29,25 +30,12 @@ inline std::string golden_path(const std::string& golden) { return source_path("
 
 // "Vocab=512", "T=f32", ... from golden/<case>/meta.json's linnet_generics.
 inline std::vector<std::string> golden_binds(const std::string& golden) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element meta;
   const std::string path = golden_path(golden) + "/meta.json";
-  if (parser.load(path).get(meta)) FAIL("cannot read " << path);
-  simdjson::dom::object generics;
-  if (meta["linnet_generics"].get(generics)) FAIL(path << " has no linnet_generics");
-  std::vector<std::string> binds;
-  for (auto [name, value] : generics) {
-    int64_t dim = 0;
-    std::string_view text;
-    if (value.get(dim) == simdjson::SUCCESS) {
-      binds.push_back(std::string(name) + "=" + std::to_string(dim));
-    } else if (value.get(text) == simdjson::SUCCESS) {
-      binds.push_back(std::string(name) + "=" + std::string(text));
-    } else {
-      FAIL(path << ": linnet_generics." << name << " is neither a number nor a string");
-    }
-  }
-  return binds;
+  std::string why;
+  // The same reader as --bind-from (a meta.json needs no root block).
+  auto binds = linnet::nest::binds_from_file(path, linnet::nest::RootBlock{}, why);
+  if (!binds) FAIL(why);
+  return *binds;
 }
 
 // A session of `card` on golden/<golden> with its generics, plus `extra`

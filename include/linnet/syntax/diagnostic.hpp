@@ -77,7 +77,9 @@ std::string render_text(const Diagnostics& diagnostics, const SourceManager& sou
 // The JSON document {"version": 1, "diagnostics": [...], "summary": {...}}.
 std::string render_json(const Diagnostics& diagnostics, const SourceManager& sources);
 
-// JSON string escaping, shared by every JSON writer in the project.
+// JSON string escaping, shared by every JSON writer in the project:
+// json_escape gives the inside of a string literal, json_quote the literal.
 std::string json_escape(std::string_view text);
+std::string json_quote(std::string_view text);
 
 }  // namespace linnet::syntax
