@@ -71,8 +71,7 @@ struct ShapeHash {
 
 struct Matmul {
   dnnl::matmul primitive;
-  memory::desc x, w, y;
-  size_t scratch_bytes = 0;
+  memory::desc x, w, y, scratch;
   std::string implementation;  // oneDNN's name for the kernel it chose ("brg:avx512_core_bf16", "ref:any", ...)
 };
 
@@ -93,7 +92,7 @@ std::shared_ptr<Matmul> make_matmul(const Shape& s) {
   const dnnl::matmul::primitive_desc description(dnnl::matmul::desc(made->x, made->w, made->y), attributes,
                                                  cpu_engine());
   made->implementation = description.impl_info_str();
-  made->scratch_bytes = description.scratchpad_desc().get_size();
+  made->scratch = description.scratchpad_desc();
   made->primitive = dnnl::matmul(description);
   return made;
 }
@@ -206,9 +205,7 @@ void library_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t
     const memory x_memory(matmul.x, engine, const_cast<void*>(x));
     const memory w_memory(matmul.w, engine, const_cast<void*>(w));
     const memory y_memory(matmul.y, engine, y);
-    const memory scratch_memory(dnnl::memory::desc({static_cast<memory::dim>(matmul.scratch_bytes)},
-                                                   memory::data_type::u8, memory::format_tag::a),
-                                engine, scratch.at_least(std::max<size_t>(matmul.scratch_bytes, 64)));
+    const memory scratch_memory(matmul.scratch, engine, scratch.at_least(std::max<size_t>(matmul.scratch.get_size(), 64)));
     matmul.primitive.execute(stream, {{DNNL_ARG_SRC, x_memory},
                                       {DNNL_ARG_WEIGHTS, w_memory},
                                       {DNNL_ARG_DST, y_memory},
