@@ -60,14 +60,30 @@ bool library_takes(int64_t rows, bool x_bf16, bool w_bf16) {
   return x_bf16 && w_bf16 ? detail::library_multiplies_bf16() : detail::library_multiplies_f32();
 }
 
-// Block `task` of the grid over rows x outputs [first_output, last_output),
-// row_tasks blocks to a column of outputs.
-void library_tasks(const detail::Problem& problem, int64_t rows, int64_t first_output, int64_t last_output,
-                   int64_t task, int64_t row_tasks) {
-  const int64_t row_begin = (task % row_tasks) * kLibraryBlockRows;
-  const int64_t out_begin = first_output + (task / row_tasks) * kLibraryBlockOutputs;
-  detail::library_block(problem, row_begin, std::min(rows, row_begin + kLibraryBlockRows), out_begin,
-                        std::min(last_output, out_begin + kLibraryBlockOutputs));
+// A many-row product through oneDNN, block by block of the grid over rows x
+// outputs [first_output, last_output); the blocks go to the threads when
+// `threaded` (any split gives the same bits: each block is computed whole,
+// on one thread).
+void library_product(const detail::Problem& problem, int64_t rows, int64_t first_output, int64_t last_output,
+                     bool threaded) {
+  const int64_t row_tasks = (rows + kLibraryBlockRows - 1) / kLibraryBlockRows;
+  const int64_t tasks = row_tasks * ((last_output - first_output + kLibraryBlockOutputs - 1) / kLibraryBlockOutputs);
+  // An exception must not leave a parallel region: the first is kept and
+  // thrown after it.
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic) if (threaded && tasks > 1)
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t row_begin = (task % row_tasks) * kLibraryBlockRows;
+    const int64_t out_begin = first_output + (task / row_tasks) * kLibraryBlockOutputs;
+    try {
+      detail::library_block(problem, row_begin, std::min(rows, row_begin + kLibraryBlockRows), out_begin,
+                            std::min(last_output, out_begin + kLibraryBlockOutputs));
+    } catch (...) {
+#pragma omp critical(linnet_gemm_failure)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 #endif
 
@@ -168,10 +184,7 @@ void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int
   }
 #ifdef LINNET_WITH_DNNL
   if (library_takes(rows, x.bf16, w.bf16)) {
-    const detail::Problem problem = make_problem(inner, x, w, y, y_stride);
-    const int64_t row_tasks = (rows + kLibraryBlockRows - 1) / kLibraryBlockRows;
-    const int64_t tasks = row_tasks * ((last_output - first_output + kLibraryBlockOutputs - 1) / kLibraryBlockOutputs);
-    for (int64_t task = 0; task < tasks; ++task) library_tasks(problem, rows, first_output, last_output, task, row_tasks);
+    library_product(make_problem(inner, x, w, y, y_stride), rows, first_output, last_output, false);
     return;
   }
 #endif
@@ -188,22 +201,7 @@ void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w,
   }
 #ifdef LINNET_WITH_DNNL
   if (library_takes(rows, x.bf16, w.bf16)) {
-    const detail::Problem problem = make_problem(inner, x, w, y, y_stride);
-    const int64_t row_tasks = (rows + kLibraryBlockRows - 1) / kLibraryBlockRows;
-    const int64_t tasks = row_tasks * ((outputs + kLibraryBlockOutputs - 1) / kLibraryBlockOutputs);
-    // An exception must not leave a parallel region: the first is kept and
-    // thrown after it.
-    std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic) if (tasks > 1)
-    for (int64_t task = 0; task < tasks; ++task) {
-      try {
-        library_tasks(problem, rows, 0, outputs, task, row_tasks);
-      } catch (...) {
-#pragma omp critical(linnet_gemm_failure)
-        if (!failure) failure = std::current_exception();
-      }
-    }
-    if (failure) std::rethrow_exception(failure);
+    library_product(make_problem(inner, x, w, y, y_stride), rows, 0, outputs, true);
     return;
   }
 #endif
