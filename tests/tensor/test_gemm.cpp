@@ -256,6 +256,24 @@ TEST_CASE("oneDNN can be turned off and on", "[gemm][library]") {
   REQUIRE(gemm::library_enabled() == available);
   // Without f32 support there is no bf16 support either.
   if (!available) REQUIRE_FALSE(gemm::library_available_bf16());
+  // Many-row products really change engine: oneDNN sums in another order
+  // than our kernels, so a long product's bits differ somewhere (all equal
+  // when the build has no oneDNN); a few rows stay on our kernels.
+  std::mt19937 rng(11);
+  for (const int64_t rows : {gemm::kLibraryMinRows - 1, gemm::kLibraryMinRows}) {
+    const Matrix x = random_matrix(rng, rows, 1601, 0);
+    const Matrix w = random_matrix(rng, 127, 1601, 0);
+    for (const bool bf16 : {false, true}) {
+      INFO(rows << " rows, " << (bf16 ? "bf16" : "f32"));
+      const std::vector<float> as_run = product(x, bf16, w, bf16, w.rows);
+      gemm::set_library_enabled(false);
+      const std::vector<float> ours = product(x, bf16, w, bf16, w.rows);
+      gemm::set_library_enabled(true);
+      const bool library_runs = rows >= gemm::kLibraryMinRows &&
+                                (bf16 ? gemm::library_available_bf16() : gemm::library_available());
+      REQUIRE(same_bits(as_run, ours) == !library_runs);
+    }
+  }
 }
 
 TEST_CASE("forcing a product path the CPU lacks is refused", "[gemm]") {
