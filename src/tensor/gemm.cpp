@@ -1,13 +1,15 @@
 // Kernel-path choice and the split of a product over threads. The kernels
 // themselves live in gemm_<path>.cpp, each compiled for its instruction set
 // and entered only when the CPU reports it (__builtin_cpu_supports), so the
-// default build runs on any x86-64.
+// default build runs on any x86-64. Products of many rows go to oneDNN
+// (gemm_dnnl.cpp) when the build has it, in blocks of a fixed grid.
 #include "linnet/tensor/gemm.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <new>
 
 #include "gemm_internal.hpp"
@@ -37,6 +39,53 @@ Isa detect_isa() {
 
 // -1: no override; otherwise an Isa.
 std::atomic<int> isa_override{-1};
+
+// Whether products of many rows may go to oneDNN (when the build has it).
+std::atomic<bool> library_wanted{true};
+
+#ifdef LINNET_WITH_DNNL
+// The grid of a library product: blocks of kLibraryBlockRows rows by
+// kLibraryBlockOutputs outputs, from row 0 and output 0, the last ones
+// smaller. It depends on the product's shape only, never on the thread
+// count, and each block is one single-threaded oneDNN matmul, so results
+// are the same with any number of threads. Chosen by measurement
+// (scripts/bench_gemm, docs/performance.md): oneDNN packs each block's
+// weights, a cost of 1/rows per multiply-add, and a 4096-wide layer still
+// has 32 blocks to share between threads; 512 outputs per block ran slower.
+constexpr int64_t kLibraryBlockRows = 512;
+constexpr int64_t kLibraryBlockOutputs = 128;
+
+bool library_takes(int64_t rows, bool x_bf16, bool w_bf16) {
+  if (rows < kLibraryMinRows || !library_wanted.load(std::memory_order_relaxed)) return false;
+  return x_bf16 && w_bf16 ? detail::library_multiplies_bf16() : detail::library_multiplies_f32();
+}
+
+// A many-row product through oneDNN, block by block of the grid over rows x
+// outputs [first_output, last_output); the blocks go to the threads when
+// `threaded` (any split gives the same bits: each block is computed whole,
+// on one thread).
+void library_product(const detail::Problem& problem, int64_t rows, int64_t first_output, int64_t last_output,
+                     bool threaded) {
+  const int64_t row_tasks = (rows + kLibraryBlockRows - 1) / kLibraryBlockRows;
+  const int64_t tasks = row_tasks * ((last_output - first_output + kLibraryBlockOutputs - 1) / kLibraryBlockOutputs);
+  // An exception must not leave a parallel region: the first is kept and
+  // thrown after it.
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic) if (threaded && tasks > 1)
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t row_begin = (task % row_tasks) * kLibraryBlockRows;
+    const int64_t out_begin = first_output + (task / row_tasks) * kLibraryBlockOutputs;
+    try {
+      detail::library_block(problem, row_begin, std::min(rows, row_begin + kLibraryBlockRows), out_begin,
+                            std::min(last_output, out_begin + kLibraryBlockOutputs));
+    } catch (...) {
+#pragma omp critical(linnet_gemm_failure)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+#endif
 
 detail::BlockFunction block_for(Isa isa, bool x_bf16, bool w_bf16) {
   switch (isa) {
@@ -106,6 +155,26 @@ std::string isa_name(Isa isa) {
   return "scalar";
 }
 
+bool library_available() {
+#ifdef LINNET_WITH_DNNL
+  return detail::library_multiplies_f32();
+#else
+  return false;
+#endif
+}
+
+bool library_available_bf16() {
+#ifdef LINNET_WITH_DNNL
+  return detail::library_multiplies_bf16();
+#else
+  return false;
+#endif
+}
+
+void set_library_enabled(bool enabled) { library_wanted.store(enabled, std::memory_order_relaxed); }
+
+bool library_enabled() { return library_wanted.load(std::memory_order_relaxed) && library_available(); }
+
 void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int64_t inner, Operand x, Operand w,
                     float* y, int64_t y_stride) {
   if (rows <= 0 || last_output <= first_output) return;
@@ -113,6 +182,12 @@ void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int
     for (int64_t r = 0; r < rows; ++r) std::fill(y + r * y_stride + first_output, y + r * y_stride + last_output, 0.0f);
     return;
   }
+#ifdef LINNET_WITH_DNNL
+  if (library_takes(rows, x.bf16, w.bf16)) {
+    library_product(make_problem(inner, x, w, y, y_stride), rows, first_output, last_output, false);
+    return;
+  }
+#endif
   const detail::BlockFunction block = block_for(active_isa(), x.bf16, w.bf16);
   block(make_problem(inner, x, w, y, y_stride), 0, rows, first_output, last_output, thread_scratch());
 }
@@ -124,6 +199,12 @@ void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w,
     gemm_bt_serial(rows, 0, outputs, inner, x, w, y, y_stride);
     return;
   }
+#ifdef LINNET_WITH_DNNL
+  if (library_takes(rows, x.bf16, w.bf16)) {
+    library_product(make_problem(inner, x, w, y, y_stride), rows, 0, outputs, true);
+    return;
+  }
+#endif
   const detail::BlockFunction block = block_for(active_isa(), x.bf16, w.bf16);
   const detail::Problem problem = make_problem(inner, x, w, y, y_stride);
   // Tasks are blocks of outputs (a multiple of every path's tile width, 12),

@@ -13,28 +13,11 @@
 namespace linnet::tensor::gemm::detail {
 namespace {
 
-// The 16 lanes added in a fixed tree (256-bit halves, 128-bit quarters,
-// then within each quarter), whole-register shuffles only.
-inline float sum_lanes(__m512 v) {
-  v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0x4E));
-  v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0xB1));
-  v = _mm512_add_ps(v, _mm512_permute_ps(v, 0x4E));
-  v = _mm512_add_ps(v, _mm512_permute_ps(v, 0xB1));
-  return _mm512_cvtss_f32(v);
-}
+#include "gemm_avx512_tiles.inc"
 
-struct Avx512Lanes {
-  using Acc = __m512;
+struct Avx512Lanes : Avx512Tiles {
   using Vec = __m512;
   static constexpr int64_t kStep = 16;
-  static constexpr int kRows = 4;
-  // Blocks of x rows by w rows, and the part of the inner dimension they
-  // share at a time (gemm_tiles.hpp).
-  static constexpr int64_t kBlockRows = 64;
-  static constexpr int64_t kBlockOutputs = 48;
-  static constexpr int64_t kPart = 512;
-  static constexpr int kCols = 6;
-  static Acc zero() { return _mm512_setzero_ps(); }
   static Vec widen(__m256i bits) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16)); }
   static Vec load(const float* p) { return _mm512_loadu_ps(p); }
   static Vec load(const uint16_t* p) { return widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
@@ -46,7 +29,6 @@ struct Avx512Lanes {
     return widen(_mm256_maskz_loadu_epi16(static_cast<__mmask16>((1u << count) - 1), p));
   }
   static Acc madd(Acc acc, Vec a, Vec b) { return _mm512_fmadd_ps(a, b, acc); }
-  static float sum(Acc acc) { return sum_lanes(acc); }
 };
 
 }  // namespace

@@ -42,4 +42,15 @@ void block_avx512(const Problem& p, int64_t row_begin, int64_t row_end, int64_t 
 void block_avx512bf16(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end,
                       void* scratch);
 
+// oneDNN's matmul (gemm_dnnl.cpp, built when CMake's LINNET_DNNL finds
+// libdnnl). Whether it multiplies f32 x f32 (or bf16 x bf16) on this CPU
+// with one of its vector kernels rather than its slow reference code.
+bool library_multiplies_f32();
+bool library_multiplies_bf16();
+// Rows [row_begin, row_end) by outputs [out_begin, out_end) of the product
+// as one oneDNN matmul on the calling thread. bf16 x bf16 is multiplied as
+// bf16 (f32 sums); any other pair as f32, a bf16 operand's block widened
+// first into a per-thread panel (exact). Throws TensorError if oneDNN fails.
+void library_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end);
+
 }  // namespace linnet::tensor::gemm::detail

@@ -111,6 +111,10 @@ TEST_CASE("linear agrees with its body", "[differential][linear]") {
   SECTION("with a bias, two leading axes, outputs across several panels") { check_linear({2, 3}, 48, 150, true, 11); }
   SECTION("without a bias") { check_linear({5}, 33, 64, false, 12); }
   SECTION("more rows than one tile") { check_linear({300}, 16, 70, true, 13); }
+  // At and just below tensor::gemm's threshold for oneDNN (64 rows, when the
+  // build has it), outputs across its blocks of 128.
+  SECTION("rows at the product-engine threshold") { check_linear({2, 32}, 200, 130, true, 17); }
+  SECTION("rows just below the product-engine threshold") { check_linear({63}, 200, 130, false, 18); }
   SECTION("no leading axes") { check_linear({}, 40, 9, true, 14); }
   SECTION("one row, a long inner dimension in several parts, odd sizes") { check_linear({1}, 1601, 13, true, 15); }
   SECTION("size 1") { check_linear({1}, 1, 1, false, 16); }

@@ -1,14 +1,18 @@
 // The matrix-product kernels (linnet/tensor/gemm.hpp), every path this CPU
-// supports forced in turn: against a double-precision reference, at sizes
-// that are not multiples of any tile or vector width (and 1), with row
-// strides wider than the rows; bf16 operands widened on load give the same
-// bits as operands widened first; results do not depend on the thread
-// count or on which other rows share the product.
+// supports forced in turn (oneDNN off): against a double-precision
+// reference, at sizes that are not multiples of any tile or vector width
+// (and 1), with row strides wider than the rows; bf16 operands widened on
+// load give the same bits as operands widened first; results do not depend
+// on the thread count or on which other rows share the product. Then the
+// products as the interpreter runs them (oneDNN for many rows when the build
+// has it): the same reference at and around the row threshold and the
+// block grid, the same bits with 1, 2 and 3 threads, widened operands.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "linnet/tensor/gemm.hpp"
@@ -28,10 +32,17 @@ std::vector<Isa> supported_paths() {
   return paths;
 }
 
-// Restores the default path when a test ends, even by an exception.
+// Our kernels on one path, oneDNN off; restores the defaults when a test
+// ends, even by an exception.
 struct ForcedPath {
-  explicit ForcedPath(Isa isa) { gemm::override_isa(isa); }
-  ~ForcedPath() { gemm::override_isa(std::nullopt); }
+  explicit ForcedPath(Isa isa) {
+    gemm::override_isa(isa);
+    gemm::set_library_enabled(false);
+  }
+  ~ForcedPath() {
+    gemm::override_isa(std::nullopt);
+    gemm::set_library_enabled(true);
+  }
 };
 
 // A matrix of `rows` x `cols` with rows `stride` apart, values that are
@@ -87,40 +98,43 @@ const std::vector<Size> kSizes = {{1, 1, 1},    {1, 1, 31},   {1, 7, 33},    {2,
 
 }  // namespace
 
+// Every operand pair of x (rows x inner) by w (outputs x inner) against a
+// double reference; the padding between output rows is left alone.
+void check_against_reference(std::mt19937& rng, const Size& size, const std::string& context) {
+  const Matrix x = random_matrix(rng, size.rows, size.inner, 3);
+  const Matrix w = random_matrix(rng, size.outputs, size.inner, 5);
+  const int64_t y_stride = size.outputs + 2;
+  for (const bool x_bf16 : {false, true}) {
+    for (const bool w_bf16 : {false, true}) {
+      INFO(context << ", " << size.rows << " x " << size.outputs << " x " << size.inner << ", x "
+                   << (x_bf16 ? "bf16" : "f32") << ", w " << (w_bf16 ? "bf16" : "f32"));
+      const std::vector<float> y = product(x, x_bf16, w, w_bf16, y_stride);
+      for (int64_t r = 0; r < size.rows; ++r) {
+        for (int64_t o = 0; o < size.outputs; ++o) {
+          double exact = 0, scale = 0;
+          for (int64_t i = 0; i < size.inner; ++i) {
+            exact += x.at(r, i) * w.at(o, i);
+            scale += std::fabs(x.at(r, i) * w.at(o, i));
+          }
+          // f32 sums of `inner` exact-ish terms: a few units of f32 roundoff per term.
+          const double bound = (static_cast<double>(size.inner) + 2) * std::ldexp(1.0, -23) * scale;
+          const float got = y[static_cast<size_t>(r * y_stride + o)];
+          INFO("output " << r << ", " << o << ": " << got << " vs " << exact);
+          REQUIRE(std::fabs(got - exact) <= bound);
+        }
+        for (int64_t o = size.outputs; o < y_stride && r + 1 < size.rows; ++o) {
+          REQUIRE(y[static_cast<size_t>(r * y_stride + o)] == -7.0f);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("every product path agrees with a double reference", "[gemm]") {
   std::mt19937 rng(5);
   for (Isa isa : supported_paths()) {
     ForcedPath forced(isa);
-    for (const Size& size : kSizes) {
-      const Matrix x = random_matrix(rng, size.rows, size.inner, 3);
-      const Matrix w = random_matrix(rng, size.outputs, size.inner, 5);
-      const int64_t y_stride = size.outputs + 2;
-      for (const bool x_bf16 : {false, true}) {
-        for (const bool w_bf16 : {false, true}) {
-          INFO("path " << gemm::isa_name(isa) << ", " << size.rows << " x " << size.outputs << " x " << size.inner
-                       << ", x " << (x_bf16 ? "bf16" : "f32") << ", w " << (w_bf16 ? "bf16" : "f32"));
-          const std::vector<float> y = product(x, x_bf16, w, w_bf16, y_stride);
-          for (int64_t r = 0; r < size.rows; ++r) {
-            for (int64_t o = 0; o < size.outputs; ++o) {
-              double exact = 0, scale = 0;
-              for (int64_t i = 0; i < size.inner; ++i) {
-                exact += x.at(r, i) * w.at(o, i);
-                scale += std::fabs(x.at(r, i) * w.at(o, i));
-              }
-              // f32 sums of `inner` exact-ish terms: a few units of f32 roundoff per term.
-              const double bound = (static_cast<double>(size.inner) + 2) * std::ldexp(1.0, -23) * scale;
-              const float got = y[static_cast<size_t>(r * y_stride + o)];
-              INFO("output " << r << ", " << o << ": " << got << " vs " << exact);
-              REQUIRE(std::fabs(got - exact) <= bound);
-            }
-            // The padding between output rows is left alone.
-            for (int64_t o = size.outputs; o < y_stride && r + 1 < size.rows; ++o) {
-              REQUIRE(y[static_cast<size_t>(r * y_stride + o)] == -7.0f);
-            }
-          }
-        }
-      }
-    }
+    for (const Size& size : kSizes) check_against_reference(rng, size, "path " + gemm::isa_name(isa));
   }
 }
 
@@ -174,6 +188,92 @@ TEST_CASE("product results do not depend on threads or on the other rows", "[gem
     }
   }
   linnet::tensor::set_num_threads(threads_before);
+}
+
+// Many-row sizes: at and around the row threshold (64), and across the
+// oneDNN block grid (512 rows by 128 outputs): one output, outputs and rows
+// off every block, inner sizes off every vector width.
+const std::vector<Size> kManyRowSizes = {{gemm::kLibraryMinRows - 1, 9, 33}, {gemm::kLibraryMinRows, 1, 1},
+                                         {gemm::kLibraryMinRows, 7, 31},     {gemm::kLibraryMinRows + 1, 129, 257},
+                                         {130, 300, 65},                     {70, 53, 801},
+                                         {513, 131, 40},                     {100, 127, 1601}};
+
+TEST_CASE("many-row products as the interpreter runs them agree with a double reference", "[gemm][library]") {
+  INFO("oneDNN " << (gemm::library_enabled() ? "on" : "absent") << ", bf16 "
+                 << (gemm::library_available_bf16() ? "on" : "absent"));
+  std::mt19937 rng(8);
+  for (const Size& size : kManyRowSizes) check_against_reference(rng, size, "default engine");
+}
+
+TEST_CASE("many-row products do not depend on the thread count", "[gemm][library][threads]") {
+  std::mt19937 rng(9);
+  // Above the work that starts threads, several blocks of the grid each way.
+  const Size size{530, 301, 1703};
+  const Matrix x = random_matrix(rng, size.rows, size.inner, 2);
+  const Matrix w = random_matrix(rng, size.outputs, size.inner, 0);
+  const int threads_before = linnet::tensor::num_threads();
+  for (const bool x_bf16 : {false, true}) {
+    for (const bool w_bf16 : {false, true}) {
+      INFO("x " << (x_bf16 ? "bf16" : "f32") << ", w " << (w_bf16 ? "bf16" : "f32"));
+      linnet::tensor::set_num_threads(1);
+      const std::vector<float> one = product(x, x_bf16, w, w_bf16, size.outputs);
+      linnet::tensor::set_num_threads(2);
+      const std::vector<float> two = product(x, x_bf16, w, w_bf16, size.outputs);
+      linnet::tensor::set_num_threads(3);
+      const std::vector<float> three = product(x, x_bf16, w, w_bf16, size.outputs);
+      REQUIRE(same_bits(one, two));
+      REQUIRE(same_bits(one, three));
+      // The serial form over all the outputs gives the same bits.
+      std::vector<float> serial(one.size(), -7.0f);
+      gemm::gemm_bt_serial(size.rows, 0, size.outputs, size.inner, x.operand(x_bf16), w.operand(w_bf16),
+                           serial.data(), size.outputs);
+      REQUIRE(same_bits(one, serial));
+    }
+  }
+  linnet::tensor::set_num_threads(threads_before);
+}
+
+TEST_CASE("many-row products of bf16 operands widened on the fly give the bits of f32 operands",
+          "[gemm][library]") {
+  // T=f32 on a bf16 checkpoint must give the bytes of the f32 checkpoint.
+  std::mt19937 rng(10);
+  for (const Size& size : kManyRowSizes) {
+    INFO(size.rows << " x " << size.outputs << " x " << size.inner);
+    const Matrix x = random_matrix(rng, size.rows, size.inner, 1);
+    const Matrix w = random_matrix(rng, size.outputs, size.inner, 0);
+    const std::vector<float> widened_first = product(x, false, w, false, size.outputs);
+    REQUIRE(same_bits(product(x, false, w, true, size.outputs), widened_first));
+    REQUIRE(same_bits(product(x, true, w, false, size.outputs), widened_first));
+  }
+}
+
+TEST_CASE("oneDNN can be turned off and on", "[gemm][library]") {
+  const bool available = gemm::library_available();
+  REQUIRE(gemm::library_enabled() == available);
+  gemm::set_library_enabled(false);
+  REQUIRE_FALSE(gemm::library_enabled());
+  gemm::set_library_enabled(true);
+  REQUIRE(gemm::library_enabled() == available);
+  // Without f32 support there is no bf16 support either.
+  if (!available) REQUIRE_FALSE(gemm::library_available_bf16());
+  // Many-row products really change engine: oneDNN sums in another order
+  // than our kernels, so a long product's bits differ somewhere (all equal
+  // when the build has no oneDNN); a few rows stay on our kernels.
+  std::mt19937 rng(11);
+  for (const int64_t rows : {gemm::kLibraryMinRows - 1, gemm::kLibraryMinRows}) {
+    const Matrix x = random_matrix(rng, rows, 1601, 0);
+    const Matrix w = random_matrix(rng, 127, 1601, 0);
+    for (const bool bf16 : {false, true}) {
+      INFO(rows << " rows, " << (bf16 ? "bf16" : "f32"));
+      const std::vector<float> as_run = product(x, bf16, w, bf16, w.rows);
+      gemm::set_library_enabled(false);
+      const std::vector<float> ours = product(x, bf16, w, bf16, w.rows);
+      gemm::set_library_enabled(true);
+      const bool library_runs = rows >= gemm::kLibraryMinRows &&
+                                (bf16 ? gemm::library_available_bf16() : gemm::library_available());
+      REQUIRE(same_bits(as_run, ours) == !library_runs);
+    }
+  }
 }
 
 TEST_CASE("forcing a product path the CPU lacks is refused", "[gemm]") {

@@ -1,0 +1,220 @@
+// Blocks of many-row products through oneDNN's matmul (Debian libdnnl-dev),
+// whose packed brgemm kernels reach about twice the rate of our in-place
+// tiles on prompts (docs/performance.md, "Matrix products"). Built only when
+// CMake's LINNET_DNNL finds the library; gemm.cpp decides which products
+// come here and splits them into blocks.
+//
+// Results must not depend on the thread count. oneDNN sizes its work split
+// (and, for some shapes, splits the inner dimension) by the OpenMP thread
+// count it sees when a primitive is made, so every primitive here is made
+// and run with that count set to 1 for the calling task (OneThread below):
+// one block is one single-threaded matmul whose summation order depends on
+// the block's shape and strides only. gemm.cpp runs the blocks in its own
+// parallel loop, over a grid that does not depend on the thread count.
+#include <omp.h>
+
+#include <dnnl.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+
+#include "gemm_internal.hpp"
+#include "linnet/tensor/error.hpp"
+
+namespace linnet::tensor::gemm::detail {
+
+namespace {
+
+using dnnl::memory;
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// Sets the OpenMP thread count of the calling task to 1 while alive (inside
+// a parallel region this changes the calling thread's setting only).
+class OneThread {
+ public:
+  OneThread() : before_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~OneThread() { omp_set_num_threads(before_); }
+  OneThread(const OneThread&) = delete;
+  OneThread& operator=(const OneThread&) = delete;
+
+ private:
+  int before_;
+};
+
+// A block's matmul: its shape, operand type and row strides.
+struct Shape {
+  bool bf16 = false;
+  int64_t rows = 0, outputs = 0, inner = 0;
+  int64_t x_stride = 0, w_stride = 0, y_stride = 0;
+  bool operator==(const Shape&) const = default;
+};
+
+struct ShapeHash {
+  size_t operator()(const Shape& s) const {
+    size_t h = s.bf16 ? 0x9e3779b97f4a7c15u : 0;
+    for (int64_t v : {s.rows, s.outputs, s.inner, s.x_stride, s.w_stride, s.y_stride}) {
+      h ^= std::hash<int64_t>{}(v) + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+    }
+    return h;
+  }
+};
+
+struct Matmul {
+  dnnl::matmul primitive;
+  memory::desc x, w, y, scratch;
+  std::string implementation;  // oneDNN's name for the kernel it chose ("brg:avx512_core_bf16", "ref:any", ...)
+};
+
+// x [rows, inner] row-major, w given as [outputs, inner] row-major (oneDNN's
+// weights [inner, outputs] with strides {1, w_stride}), y [rows, outputs] f32.
+// Numerics strict: no down-conversion of f32 operands (TF32, bf16) whatever
+// ONEDNN_DEFAULT_FPMATH_MODE says.
+std::shared_ptr<Matmul> make_matmul(const Shape& s) {
+  const OneThread one_thread;
+  const auto type = s.bf16 ? memory::data_type::bf16 : memory::data_type::f32;
+  auto made = std::make_shared<Matmul>();
+  made->x = memory::desc({s.rows, s.inner}, type, memory::dims{s.x_stride, 1});
+  made->w = memory::desc({s.inner, s.outputs}, type, memory::dims{1, s.w_stride});
+  made->y = memory::desc({s.rows, s.outputs}, memory::data_type::f32, memory::dims{s.y_stride, 1});
+  dnnl::primitive_attr attributes;
+  attributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  attributes.set_fpmath_mode(dnnl::fpmath_mode::strict);
+  const dnnl::matmul::primitive_desc description(dnnl::matmul::desc(made->x, made->w, made->y), attributes,
+                                                 cpu_engine());
+  made->implementation = description.impl_info_str();
+  made->scratch = description.scratchpad_desc();
+  made->primitive = dnnl::matmul(description);
+  return made;
+}
+
+// The matmul for a shape, made once and kept: making one costs a JIT
+// compilation (milliseconds). Shared by all threads (oneDNN primitives may
+// run concurrently; each call brings its own scratchpad). There are a few
+// shapes per weight shape and prompt length; past kKeptShapes the kept ones
+// are let go (a call still running holds its own reference).
+constexpr size_t kKeptShapes = 256;
+
+std::shared_ptr<const Matmul> matmul_for(const Shape& shape) {
+  static std::mutex mutex;
+  static std::unordered_map<Shape, std::shared_ptr<const Matmul>, ShapeHash> made;
+  const std::lock_guard lock(mutex);
+  auto found = made.find(shape);
+  if (found != made.end()) return found->second;
+  if (made.size() >= kKeptShapes) made.clear();
+  return made.emplace(shape, make_matmul(shape)).first->second;
+}
+
+// A per-thread buffer that grows to the largest size asked of it and is
+// kept for the thread's later calls (no allocation per product).
+class ThreadBuffer {
+ public:
+  ThreadBuffer() = default;
+  ThreadBuffer(const ThreadBuffer&) = delete;
+  ThreadBuffer& operator=(const ThreadBuffer&) = delete;
+  ~ThreadBuffer() { release(); }
+  void* at_least(size_t bytes) {
+    if (bytes > size_) {
+      release();
+      data_ = ::operator new(bytes, std::align_val_t(64));
+      size_ = bytes;
+    }
+    return data_;
+  }
+
+ private:
+  void release() {
+    if (data_) ::operator delete(data_, std::align_val_t(64));
+    data_ = nullptr;
+    size_ = 0;
+  }
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// `rows` rows of bf16 bits `stride` apart, widened to f32 at the same
+// stride (so the f32 matmul has the strides of an f32 operand, and the same
+// bits as for operands widened before the product). Widening is exact.
+const float* widen_rows(const uint16_t* bits, int64_t rows, int64_t count, int64_t stride, ThreadBuffer& buffer) {
+  auto* panel = static_cast<float*>(buffer.at_least(static_cast<size_t>(rows * stride) * sizeof(float)));
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint16_t* from = bits + r * stride;
+    float* to = panel + r * stride;
+    for (int64_t i = 0; i < count; ++i) to[i] = std::bit_cast<float>(static_cast<uint32_t>(from[i]) << 16);
+  }
+  return panel;
+}
+
+// Whether oneDNN multiplies this type with a vector kernel here: a probe
+// matmul's implementation is not the reference one ("ref:...").
+bool vector_kernel_for(bool bf16) {
+  try {
+    const Shape probe{bf16, 64, 64, 64, 64, 64, 64};
+    return matmul_for(probe)->implementation.rfind("ref", 0) != 0;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+bool library_multiplies_f32() {
+  static const bool vector = vector_kernel_for(false);
+  return vector;
+}
+
+bool library_multiplies_bf16() {
+  static const bool vector = vector_kernel_for(true);
+  return vector;
+}
+
+void library_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end) {
+  thread_local ThreadBuffer x_panel, w_panel, scratch;
+  const bool bf16 = p.x_bf16 && p.w_bf16;
+  const int64_t rows = row_end - row_begin, outputs = out_end - out_begin;
+  const void* x = nullptr;
+  const void* w = nullptr;
+  if (bf16) {
+    x = static_cast<const uint16_t*>(p.x) + row_begin * p.x_stride;
+    w = static_cast<const uint16_t*>(p.w) + out_begin * p.w_stride;
+  } else {
+    x = p.x_bf16 ? widen_rows(static_cast<const uint16_t*>(p.x) + row_begin * p.x_stride, rows, p.inner, p.x_stride,
+                              x_panel)
+                 : static_cast<const float*>(p.x) + row_begin * p.x_stride;
+    w = p.w_bf16 ? widen_rows(static_cast<const uint16_t*>(p.w) + out_begin * p.w_stride, outputs, p.inner,
+                              p.w_stride, w_panel)
+                 : static_cast<const float*>(p.w) + out_begin * p.w_stride;
+  }
+  float* y = p.y + row_begin * p.y_stride + out_begin;
+  try {
+    const OneThread one_thread;
+    const std::shared_ptr<const Matmul> held = matmul_for(Shape{bf16, rows, outputs, p.inner, p.x_stride, p.w_stride, p.y_stride});
+    const Matmul& matmul = *held;
+    dnnl::engine& engine = cpu_engine();
+    thread_local dnnl::stream stream(cpu_engine());
+    // oneDNN's memory objects only point at our buffers; it writes y only.
+    const memory x_memory(matmul.x, engine, const_cast<void*>(x));
+    const memory w_memory(matmul.w, engine, const_cast<void*>(w));
+    const memory y_memory(matmul.y, engine, y);
+    const memory scratch_memory(matmul.scratch, engine, scratch.at_least(std::max<size_t>(matmul.scratch.get_size(), 64)));
+    matmul.primitive.execute(stream, {{DNNL_ARG_SRC, x_memory},
+                                      {DNNL_ARG_WEIGHTS, w_memory},
+                                      {DNNL_ARG_DST, y_memory},
+                                      {DNNL_ARG_SCRATCHPAD, scratch_memory}});
+    stream.wait();
+  } catch (const dnnl::error& error) {
+    throw TensorError(ErrorKind::InvalidArgument,
+                      std::string("oneDNN matrix product failed: ") + error.what());
+  }
+}
+
+}  // namespace linnet::tensor::gemm::detail
