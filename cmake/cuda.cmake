@@ -35,7 +35,12 @@ if(LINNET_WITH_CUDA)
   file(GLOB cuda_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cpp ${PROJECT_SOURCE_DIR}/src/cuda/*.cu)
   add_library(linnet_cuda STATIC ${cuda_sources})
   target_include_directories(linnet_cuda PUBLIC ${PROJECT_SOURCE_DIR}/include)
-  target_link_libraries(linnet_cuda PUBLIC linnet_ops PRIVATE CUDA::cudart CUDA::cublas)
+  # cuBLAS is opened on first use (src/cuda/cublas_library.cpp), not linked:
+  # its start-up cost would fall on every process. The runtime is linked
+  # statically for the same reason.
+  target_link_libraries(linnet_cuda PUBLIC linnet_ops PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS})
+  target_include_directories(linnet_cuda PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+  target_compile_definitions(linnet_cuda PRIVATE LINNET_CUDA_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")
   # Warnings are errors in device code too; host code inside .cu files gets g++'s.
   if(LINNET_WERROR)
     target_compile_options(linnet_cuda PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:--Werror=all-warnings;-Xcompiler=-Wall,-Wextra,-Werror>")

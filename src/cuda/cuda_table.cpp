@@ -16,6 +16,7 @@
 
 #include "../ops/kernel_support.hpp"
 #include "context.hpp"
+#include "cublas_library.hpp"
 #include "launch.hpp"
 #include "linnet/cuda/cuda.hpp"
 #include "linnet/tensor/storage.hpp"
@@ -260,12 +261,12 @@ void gemm(DType dtype, bool tf32, const void* a, const void* b, void* c, int64_t
   const int ld_b = static_cast<int>(b_transposed ? inner : cols);
   cublasHandle_t handle = detail::context().blas;
   if (batches == 1) {
-    detail::check(cublasGemmEx(handle, op_b, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
+    detail::check(detail::cublas().gemm(handle, op_b, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
                                static_cast<int>(inner), &one, b, type, ld_b, a, type, static_cast<int>(inner), &zero, c,
                                type, static_cast<int>(cols), compute_type(dtype, tf32), CUBLAS_GEMM_DEFAULT),
                   "cublasGemmEx");
   } else {
-    detail::check(cublasGemmStridedBatchedEx(handle, op_b, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
+    detail::check(detail::cublas().gemm_strided_batched(handle, op_b, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
                                              static_cast<int>(inner), &one, b, type, ld_b, inner * cols, a, type,
                                              static_cast<int>(inner), rows * inner, &zero, c, type,
                                              static_cast<int>(cols), rows * cols, static_cast<int>(batches),

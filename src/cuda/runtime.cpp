@@ -9,6 +9,7 @@
 #include <string>
 
 #include "context.hpp"
+#include "cublas_library.hpp"
 #include "linnet/cuda/cuda.hpp"
 
 namespace linnet::cuda {
@@ -24,7 +25,7 @@ void check(cudaError_t status, const char* what) {
 
 void check(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS) {
-    throw std::runtime_error(std::string("cuBLAS error in ") + what + ": " + cublasGetStatusName(status));
+    throw std::runtime_error(std::string("cuBLAS error in ") + what + ": " + cublas().status_name(status));
   }
 }
 
@@ -70,7 +71,7 @@ Context& context() {
       cudaDeviceProp properties{};
       check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
       shared.multiprocessors = properties.multiProcessorCount;
-      check(cublasCreate(&shared.blas), "cublasCreate");
+      check(cublas().create(&shared.blas), "cublasCreate");
       shared.backend = std::make_shared<CudaBackend>();
     } catch (const std::exception& error) {
       failure = error.what();
