@@ -32,8 +32,12 @@ gemm::Operand operand_of(const Tensor& t, int64_t stride) {
   return gemm::Operand{t.raw_data(), t.dtype() == DType::BF16, stride};
 }
 
-// `linear<*S, In, Out, T>(x, weight, bias)`: the body rounds the product to
-// T, then adds the bias in T (a second rounding).
+// `linear<*S, In, Out, T>(x, weight, bias)`. The body's `projected + offset`
+// is one more term of the sum: the bias joins the f32 accumulator and the
+// result rounds to T once, as `equivalent` evaluates a sum in a low
+// precision and as PyTorch's addmm (F.linear with a bias) does. The body
+// under `exact` rounds the product and then the addition; in f32 the two
+// are the same bits.
 std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
   const Rounding round = rounding_for(dtype);
@@ -53,7 +57,7 @@ std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
     const Tensor offsets = contiguous_f32(*bias);
     const float* b = offsets.data<float>();
 #pragma omp parallel for if (count > 65536)
-    for (int64_t i = 0; i < count; ++i) y[i] = round(round(y[i]) + b[i % out]);
+    for (int64_t i = 0; i < count; ++i) y[i] = round(y[i] + b[i % out]);
   }
   return eval::Value::from_tensor(to_dtype(result, dtype));
 }
@@ -110,8 +114,8 @@ void register_linear_kernels(RegistryOpTable& table) {
   const auto equivalent = eval::NumericsPolicy::Equivalent;
   register_f32_bf16(table, "std.nn.linear::linear", equivalent,
                     "vector product (tensor::gemm), f32 accumulation, then the bias; a bf16 weight widened as it is loaded",
-                    "bf16 product with f32 accumulation (vdpbf16ps where the CPU has it), rounded to bf16, then the "
-                    "bias added and rounded, as the body does",
+                    "bf16 product with f32 accumulation (vdpbf16ps where the CPU has it), the bias added to the f32 "
+                    "sum, rounded to bf16 once (as PyTorch's addmm)",
                     &run_linear);
   register_f32_bf16(table, "std.linalg::matmul", equivalent, "vector product (tensor::gemm), f32 accumulation",
                     "bf16 product with f32 accumulation (vdpbf16ps where the CPU has it), rounded to bf16 once",

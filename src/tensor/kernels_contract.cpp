@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <string>
 
+#include "contraction_plan.hpp"
 #include "dispatch.hpp"
 #include "integer_math.hpp"
 #include "linnet/tensor/kernels.hpp"
@@ -20,6 +21,8 @@ namespace linnet::tensor {
 
 namespace {
 
+using detail::ContractionPlan;
+using detail::plan_contraction;
 using Index = Eigen::Index;
 
 // How one batch's matrix of `rows` x `cols` sits in memory.
@@ -212,18 +215,6 @@ void multiply_integer(const MatrixStack& a, const MatrixStack& b, Tensor& c, int
   }
 }
 
-void check_axes(const Tensor& t, const std::vector<int>& listed, std::vector<bool>& used, const char* operand) {
-  for (int axis : listed) {
-    if (axis < 0 || axis >= t.rank() || used[axis]) {
-      throw TensorError(ErrorKind::InvalidAxis,
-                        std::string("contract: axis ") + std::to_string(axis) + " of " + operand + " (" + t.describe() +
-                            (axis >= 0 && axis < t.rank() ? ") is listed twice" : ") is out of range"),
-                        axis, axis, t.rank());
-    }
-    used[axis] = true;
-  }
-}
-
 }  // namespace
 
 Tensor contract(const Tensor& a, const Tensor& b, const ContractionAxes& axes, std::optional<DType> out_dtype) {
@@ -232,60 +223,17 @@ Tensor contract(const Tensor& a, const Tensor& b, const ContractionAxes& axes, s
                       "contract: operands have different dtypes (" + a.describe() + " and " + b.describe() + ")");
   }
   if (a.dtype() == DType::Bool) throw TensorError(ErrorKind::UnsupportedDType, "contract of bool tensors");
-  if (axes.batch_a.size() != axes.batch_b.size() || axes.contract_a.size() != axes.contract_b.size()) {
-    throw TensorError(ErrorKind::InvalidArgument, "contract: a and b must list as many batch and contracted axes");
-  }
-  std::vector<bool> used_a(a.rank(), false), used_b(b.rank(), false);
-  check_axes(a, axes.batch_a, used_a, "a");
-  check_axes(a, axes.contract_a, used_a, "a");
-  check_axes(b, axes.batch_b, used_b, "b");
-  check_axes(b, axes.contract_b, used_b, "b");
-  auto check_pair = [&](int axis_a, int axis_b, const char* role) {
-    if (a.shape()[axis_a] != b.shape()[axis_b]) {
-      throw TensorError(ErrorKind::ShapeMismatch,
-                        std::string("contract: ") + role + " axis " + std::to_string(axis_a) + " of " + a.describe() +
-                            " has extent " + std::to_string(a.shape()[axis_a]) + " but its partner axis " +
-                            std::to_string(axis_b) + " of " + b.describe() + " has " +
-                            std::to_string(b.shape()[axis_b]),
-                        axis_a, b.shape()[axis_b], a.shape()[axis_a]);
-    }
-  };
-  for (size_t i = 0; i < axes.batch_a.size(); ++i) check_pair(axes.batch_a[i], axes.batch_b[i], "batch");
-  for (size_t i = 0; i < axes.contract_a.size(); ++i) check_pair(axes.contract_a[i], axes.contract_b[i], "contracted");
-
-  // Result shape and the three group sizes.
-  Shape shape;
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  std::vector<int> order_a(axes.batch_a), order_b(axes.batch_b);
-  for (int axis : axes.batch_a) {
-    shape.push_back(a.shape()[axis]);
-    batch *= a.shape()[axis];
-  }
-  for (int axis = 0; axis < a.rank(); ++axis) {
-    if (!used_a[axis]) {
-      order_a.push_back(axis);
-      shape.push_back(a.shape()[axis]);
-      m *= a.shape()[axis];
-    }
-  }
-  order_a.insert(order_a.end(), axes.contract_a.begin(), axes.contract_a.end());
-  order_b.insert(order_b.end(), axes.contract_b.begin(), axes.contract_b.end());
-  for (int axis : axes.contract_a) k *= a.shape()[axis];
-  for (int axis = 0; axis < b.rank(); ++axis) {
-    if (!used_b[axis]) {
-      order_b.push_back(axis);
-      shape.push_back(b.shape()[axis]);
-      n *= b.shape()[axis];
-    }
-  }
+  const ContractionPlan plan = plan_contraction(a, b, axes, "contract");
+  const Shape& shape = plan.shape;
+  const int64_t batch = plan.batch, m = plan.m, n = plan.n, k = plan.k;
 
   const DType result_dtype = out_dtype.value_or(a.dtype());
   // bf16/f16 multiply in f32 (one rounding at the end); the rest natively.
   const DType compute = a.dtype() == DType::BF16 || a.dtype() == DType::F16 ? DType::F32 : a.dtype();
   if (batch * m * n == 0 || k == 0) return Tensor::zeros(compute, shape).to(result_dtype);
   Tensor product = Tensor::empty(compute, {batch, m, n});
-  const MatrixStack left = as_matrix_stack(a, order_a, batch, m, k);
-  const MatrixStack right = as_matrix_stack(b, order_b, batch, k, n);
+  const MatrixStack left = as_matrix_stack(a, plan.order_a, batch, m, k);
+  const MatrixStack right = as_matrix_stack(b, plan.order_b, batch, k, n);
   detail::visit_dtype(a.dtype(), [&]<class S>() {
     if constexpr (std::is_same_v<S, float> || std::is_same_v<S, double>) {
       multiply_float<S>(left, right, product, batch, m, n, k);

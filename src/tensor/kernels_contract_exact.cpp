@@ -8,13 +8,17 @@
 // every a row for that tile carried across the chunks. Each output's sum
 // follows the same sequence of roundings as the generic way, so the result
 // is the same bit for bit; tiles are split over threads, which changes no
-// order.
+// order. While no input of a tile's sums is NaN, the steps skip the NaN
+// check in every rounding (exact_sum_internal.hpp says why that keeps the
+// bits).
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "contraction_plan.hpp"
 #include "exact_sum_internal.hpp"
 #include "linnet/tensor/gemm.hpp"
 #include "linnet/tensor/half.hpp"
@@ -33,6 +37,25 @@ void exact_steps_scalar(float* acc, const uint16_t* a, const float* tile, int64_
   }
 }
 
+bool exact_pack_scalar(float* tile, const uint16_t* source, int64_t term_stride, int64_t output_stride, int64_t width,
+                       int64_t count) {
+  bool nan = false;
+  for (int64_t j = 0; j < kExactTileOutputs; ++j) {
+    float* target = tile + j;
+    if (j >= width) {
+      for (int64_t t = 0; t < count; ++t) target[t * kExactTileOutputs] = 0.0f;
+      continue;
+    }
+    const uint16_t* line = source + j * output_stride;
+    for (int64_t t = 0; t < count; ++t) {
+      const float value = bf16_bits_to_float(line[t * term_stride]);
+      nan = nan || std::isnan(value);
+      target[t * kExactTileOutputs] = value;
+    }
+  }
+  return nan;
+}
+
 }  // namespace detail
 
 namespace {
@@ -49,67 +72,30 @@ void require(bool ok, ErrorKind kind, const std::string& message) {
 Tensor contract_rounding_each_step(const Tensor& a, const Tensor& b, const ContractionAxes& axes) {
   require(a.dtype() == DType::BF16 && b.dtype() == DType::BF16, ErrorKind::UnsupportedDType,
           "needs two bf16 tensors, got " + a.describe() + " and " + b.describe());
-  require(axes.batch_a.size() == axes.batch_b.size() && axes.contract_a.size() == axes.contract_b.size(),
-          ErrorKind::InvalidArgument, "a and b must list as many batch and contracted axes");
-  std::vector<bool> used_a(a.rank(), false), used_b(b.rank(), false);
-  auto mark = [](const Tensor& t, const std::vector<int>& listed, std::vector<bool>& used) {
-    for (int axis : listed) {
-      require(axis >= 0 && axis < t.rank() && !used[axis], ErrorKind::InvalidAxis,
-              "axis " + std::to_string(axis) + " of " + t.describe() + " is out of range or listed twice");
-      used[axis] = true;
-    }
-  };
-  mark(a, axes.batch_a, used_a);
-  mark(a, axes.contract_a, used_a);
-  mark(b, axes.batch_b, used_b);
-  mark(b, axes.contract_b, used_b);
-  for (size_t i = 0; i < axes.batch_a.size(); ++i) {
-    require(a.shape()[axes.batch_a[i]] == b.shape()[axes.batch_b[i]], ErrorKind::ShapeMismatch,
-            "batch axes of different extents");
-  }
-  for (size_t i = 0; i < axes.contract_a.size(); ++i) {
-    require(a.shape()[axes.contract_a[i]] == b.shape()[axes.contract_b[i]], ErrorKind::ShapeMismatch,
-            "contracted axes of different extents");
-  }
-
-  // [batch, M, K] of a and [batch, K, N] of b, K in the listed order (the
-  // row-major order of the terms), as contract() lays them out.
-  Shape shape;
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  std::vector<int> order_a(axes.batch_a), order_b(axes.batch_b);
-  for (int axis : axes.batch_a) {
-    shape.push_back(a.shape()[axis]);
-    batch *= a.shape()[axis];
-  }
-  for (int axis = 0; axis < a.rank(); ++axis) {
-    if (!used_a[axis]) {
-      order_a.push_back(axis);
-      shape.push_back(a.shape()[axis]);
-      m *= a.shape()[axis];
-    }
-  }
-  order_a.insert(order_a.end(), axes.contract_a.begin(), axes.contract_a.end());
-  order_b.insert(order_b.end(), axes.contract_b.begin(), axes.contract_b.end());
-  for (int axis : axes.contract_a) k *= a.shape()[axis];
-  for (int axis = 0; axis < b.rank(); ++axis) {
-    if (!used_b[axis]) {
-      order_b.push_back(axis);
-      shape.push_back(b.shape()[axis]);
-      n *= b.shape()[axis];
-    }
-  }
+  const detail::ContractionPlan plan = detail::plan_contraction(a, b, axes, "contract_rounding_each_step");
+  const int64_t batch = plan.batch, m = plan.m, n = plan.n, k = plan.k;
   require(k > 0, ErrorKind::InvalidArgument, "a sum of no terms has no first term to round");
   Tensor result = Tensor::empty(DType::F32, {batch, m, n});
-  if (batch * m * n == 0) return result.reshape(shape).to(DType::BF16);
+  if (batch * m * n == 0) return result.reshape(plan.shape).to(DType::BF16);
 
-  const Tensor left = a.permute(order_a).reshape({batch, m, k}).contiguous();
-  const Tensor right = b.permute(order_b).reshape({batch, k, n});
+  const Tensor left = a.permute(plan.order_a).reshape({batch, m, k}).contiguous();
+  const Tensor right = b.permute(plan.order_b).reshape({batch, k, n});
   const uint16_t* a_bits = static_cast<const uint16_t*>(left.raw_data());
   const uint16_t* b_bits = static_cast<const uint16_t*>(right.raw_data());
   const int64_t b_batch = right.strides()[0], b_term = right.strides()[1], b_output = right.strides()[2];
   float* out = result.mutable_data<float>();
 
-  const auto steps = gemm::active_isa() >= gemm::Isa::Avx512 ? &detail::exact_steps_avx512 : &detail::exact_steps_scalar;
+  const bool avx512 = gemm::active_isa() >= gemm::Isa::Avx512;
+  const auto pack = avx512 ? &detail::exact_pack_avx512 : &detail::exact_pack_scalar;
+  const auto steps = avx512 ? &detail::exact_steps_avx512 : &detail::exact_steps_scalar;
+  const auto steps_no_nan = avx512 ? &detail::exact_steps_avx512_no_nan : &detail::exact_steps_scalar;
+  // Whether each batch's rows of a hold a NaN (then its sums take the
+  // rounding that checks for NaN throughout).
+  std::vector<char> a_has_nan(static_cast<size_t>(batch), 0);
+  for (int64_t index = 0; index < batch; ++index) {
+    const uint16_t* rows = a_bits + index * m * k;
+    for (int64_t i = 0; i < m * k && !a_has_nan[index]; ++i) a_has_nan[index] = (rows[i] & 0x7FFF) > 0x7F80;
+  }
   constexpr int64_t kTile = detail::kExactTileOutputs;
   const int64_t tiles_per_batch = (n + kTile - 1) / kTile;
   const int64_t tiles = batch * tiles_per_batch;
@@ -126,22 +112,16 @@ Tensor contract_rounding_each_step(const Tensor& a, const Tensor& b, const Contr
       // zeros of either sign included), so every sum starts there and the
       // first term needs no special case.
       std::fill(sums.begin(), sums.end(), -0.0f);
+      bool nan_seen = a_has_nan[index] != 0;
       for (int64_t k0 = 0; k0 < k; k0 += kChunk) {
         const int64_t count = std::min(kChunk, k - k0);
-        // Packed [term][output]; each output's terms read along b's
-        // terms (contiguous for a [Out, In] weight), the padding zero.
+        // Packed [term][output]; the padding zero.
         const uint16_t* base = b_bits + index * b_batch + k0 * b_term + first * b_output;
-        for (int64_t j = 0; j < kTile; ++j) {
-          float* target = packed.data() + j;
-          if (j >= width) {
-            for (int64_t t = 0; t < count; ++t) target[t * kTile] = 0.0f;
-            continue;
-          }
-          const uint16_t* source = base + j * b_output;
-          for (int64_t t = 0; t < count; ++t) target[t * kTile] = bf16_bits_to_float(source[t * b_term]);
-        }
+        // A NaN once seen stays in the sums: the later chunks check too.
+        nan_seen = pack(packed.data(), base, b_term, b_output, width, count) || nan_seen;
+        const auto step = nan_seen ? steps : steps_no_nan;
         for (int64_t row = 0; row < m; ++row) {
-          steps(sums.data() + row * kTile, a_bits + (index * m + row) * k + k0, packed.data(), count);
+          step(sums.data() + row * kTile, a_bits + (index * m + row) * k + k0, packed.data(), count);
         }
       }
       for (int64_t row = 0; row < m; ++row) {
@@ -149,7 +129,7 @@ Tensor contract_rounding_each_step(const Tensor& a, const Tensor& b, const Contr
       }
     }
   }
-  return result.reshape(shape).to(DType::BF16);
+  return result.reshape(plan.shape).to(DType::BF16);
 }
 
 }  // namespace linnet::tensor
