@@ -247,28 +247,31 @@ cublasComputeType_t compute_type(DType dtype, bool tf32) {
 
 // C (rows x cols, row-major) = A (rows x inner) times op(B), B given
 // row-major as [cols, inner] when `b_transposed`, else [inner, cols];
-// `batches` products at the given element strides.
+// `batches` products at the given element strides. With `accumulate`, C's
+// values join the f32 sum before its one rounding (cuBLAS's beta = 1).
 void gemm(DType dtype, bool tf32, const void* a, const void* b, void* c, int64_t rows, int64_t inner, int64_t cols,
-          bool b_transposed, int64_t batches) {
+          bool b_transposed, int64_t batches, bool accumulate = false) {
   if (rows == 0 || cols == 0 || batches == 0) return;
+  if (inner == 0 && accumulate) return;
   if (inner == 0) {
     detail::check(cudaMemset(c, 0, static_cast<size_t>(batches * rows * cols) * tensor::dtype_size(dtype)), "cudaMemset");
     return;
   }
   const float one = 1.0f, zero = 0.0f;
+  const float* beta = accumulate ? &one : &zero;
   const cudaDataType_t type = blas_type(dtype);
   const cublasOperation_t op_b = b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int ld_b = static_cast<int>(b_transposed ? inner : cols);
   cublasHandle_t handle = detail::context().blas;
   if (batches == 1) {
     detail::check(detail::cublas().gemm(handle, op_b, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
-                               static_cast<int>(inner), &one, b, type, ld_b, a, type, static_cast<int>(inner), &zero, c,
+                               static_cast<int>(inner), &one, b, type, ld_b, a, type, static_cast<int>(inner), beta, c,
                                type, static_cast<int>(cols), compute_type(dtype, tf32), CUBLAS_GEMM_DEFAULT),
                   "cublasGemmEx");
   } else {
     detail::check(detail::cublas().gemm_strided_batched(handle, op_b, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
                                              static_cast<int>(inner), &one, b, type, ld_b, inner * cols, a, type,
-                                             static_cast<int>(inner), rows * inner, &zero, c, type,
+                                             static_cast<int>(inner), rows * inner, beta, c, type,
                                              static_cast<int>(cols), rows * cols, static_cast<int>(batches),
                                              compute_type(dtype, tf32), CUBLAS_GEMM_DEFAULT),
                   "cublasGemmStridedBatchedEx");
@@ -285,12 +288,18 @@ std::optional<eval::Value> linear(const eval::NativeCall& call, bool tf32) {
   Shape shape = ops::detail::shape_generic(call, "S");
   shape.push_back(out_width);
   DeviceOutput out = device_output(dtype, shape);
-  gemm(dtype, tf32, in.data, weight.data, out.data, rows, in_width, out_width, /*b_transposed=*/true, 1);
-  // The body rounds the product to T, then adds the bias in T.
-  if (const std::optional<Tensor> bias = optional_tensor_argument(call, "bias")) {
+  // The bias joins the f32 sum before its one rounding, as the CPU kernel
+  // and PyTorch's addmm do: every output row starts as the bias (zeros plus
+  // the bias, exact) and cuBLAS adds the product to it (beta = 1).
+  const std::optional<Tensor> bias = optional_tensor_argument(call, "bias");
+  if (bias) {
     const DeviceInput shift = device_input(*bias);
+    detail::check(cudaMemset(out.data, 0, static_cast<size_t>(rows * out_width) * tensor::dtype_size(dtype)),
+                  "cudaMemset");
     detail::launch_add_bias(element_of(dtype), out.data, shift.data, rows, out_width);
   }
+  gemm(dtype, tf32, in.data, weight.data, out.data, rows, in_width, out_width, /*b_transposed=*/true, 1,
+       /*accumulate=*/bias.has_value());
   return eval::Value::from_tensor(out.tensor);
 }
 
@@ -321,9 +330,9 @@ class CudaKernelTable : public ops::RegistryOpTable {
  public:
   CudaKernelTable() : RegistryOpTable("cuda") {
     const auto fast = eval::NumericsPolicy::Fast;
-    both("std.nn.linear::linear", "cuBLAS, f32 in full f32 (no TF32); the bias added in T",
-         "cuBLAS, f32 accumulation, rounded to bf16 once; then the bias added in bf16", &run_linear);
-    add("std.nn.linear::linear", DType::F32, fast, "cuBLAS with TF32 tensor cores; the bias added in f32",
+    both("std.nn.linear::linear", "cuBLAS, f32 in full f32 (no TF32); the bias in the f32 sum",
+         "cuBLAS, f32 accumulation with the bias, rounded to bf16 once", &run_linear);
+    add("std.nn.linear::linear", DType::F32, fast, "cuBLAS with TF32 tensor cores; the bias in the f32 sum",
         &run_linear_tf32);
     both("std.linalg::matmul", "cuBLAS, full f32", "cuBLAS, f32 accumulation, rounded once", &run_matmul);
     add("std.linalg::matmul", DType::F32, fast, "cuBLAS with TF32 tensor cores", &run_matmul_tf32);
