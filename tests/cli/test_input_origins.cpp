@@ -54,3 +54,14 @@ TEST_CASE("run: a long --input is cut short in the note", "[cli][origins]") {
   CHECK(contains(outcome.err, "the value 70000 is in the input `tokens` at [0, 40], given by `--input tokens=1,1,"));
   CHECK(contains(outcome.err, "...`"));
 }
+
+TEST_CASE("run --script: an input's value is traced to its call in the script", "[cli][origins]") {
+  cli_test::ScratchDir scratch;
+  const std::string script = scratch.write(
+      "calls.json", R"([{"entry": "decode", "inputs": {"token": [[1]], "pos": 0}},
+                        {"entry": "decode", "inputs": {"token": [[2]], "pos": 100}}])");
+  const cli_test::Outcome outcome = run_linnet(run_golden({"--script", script}));
+  INFO(outcome.err);
+  CHECK(outcome.status == 1);
+  CHECK(contains(outcome.err, "the value 100 is the input `pos`, given by `script call 1's \"inputs\".\"pos\"`"));
+}
