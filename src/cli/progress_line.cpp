@@ -83,7 +83,9 @@ std::string ProgressLine::text() const {
   auto add = [&line](const std::string& part) { line += (line.empty() ? "" : " \u00b7 ") + part; };
   if (!call_.empty()) add(call_);
   // The outer loops say where a long call is; three levels are enough.
-  for (size_t i = 0; i < loops_.size() && i < 3; ++i) add(loops_[i].label + " " + counted(loops_[i].index, loops_[i].count));
+  for (size_t i = 0; i < loops_.size() && i < 3; ++i) {
+    add(loops_[i].label + " " + counted(loops_[i].index, loops_[i].count));
+  }
   return line;
 }
 

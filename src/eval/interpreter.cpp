@@ -56,7 +56,9 @@ std::string position_text(int64_t flat, const tensor::Shape& shape) {
 // Where `value` holds `index`: "" for a scalar equal to it, "[0, 2]" for
 // the first such element of a tensor, nothing when it does not hold it.
 std::optional<std::string> find_index(const Value& value, int64_t index) {
-  if (value.kind() == Value::Kind::Int) return value.int_value() == index ? std::optional<std::string>("") : std::nullopt;
+  if (value.kind() == Value::Kind::Int) {
+    return value.int_value() == index ? std::optional<std::string>("") : std::nullopt;
+  }
   if (!value.is_tensor() || !tensor::is_integer(value.tensor().dtype())) return std::nullopt;
   const tensor::Tensor& held = value.tensor();
   const std::vector<int64_t> elements = held.to_vector<int64_t>();
@@ -74,7 +76,10 @@ std::string given_by(const EntryInputs& inputs, const std::string& name) {
   return origin == inputs.origins.end() ? "" : ", given by `" + origin->second + "`";
 }
 
-bool is_stack_note(const std::string& note) { return note.starts_with("in `") && note.find("`, called at ") != std::string::npos; }
+// A note of the call stack Evaluator::diagnostic appends ("in `f`, called at ...").
+bool is_stack_note(const std::string& note) {
+  return note.starts_with("in `") && note.find("`, called at ") != std::string::npos;
+}
 
 // Adds notes naming the entry inputs a failed call was about: the one an
 // argument error concerns, and those holding an out-of-range index (the
