@@ -2,14 +2,12 @@
 // card's `prefill`, then `decode` one token at a time on the same instance,
 // greedily or sampled (--temperature, --seed). Prints the new token ids on
 // stdout, one line, space-separated; a progress line goes to stderr when
-// it is a terminal. With `--prompt TEXT` or `--chat MESSAGE` the prompt is
+// it is a terminal (progress_line.hpp). With `--prompt TEXT` or `--chat MESSAGE` the prompt is
 // text (generate_text.hpp) and the new tokens stream out as text, stopping
 // at the tokenizer's end-of-sequence ids.
 //
 // Exit status: 0 success; 1 a problem with the card, the weights, the
 // prompt, or the run; 2 a bad command line.
-#include <unistd.h>
-
 #include <cstdio>
 #include <iostream>
 
@@ -45,6 +43,7 @@ struct GenerateCommandOptions {
   std::optional<int64_t> max_loop_iterations;
   bool strict = false;
   std::string bind_from;
+  bool no_progress = false;
 };
 
 int run_generate(const GenerateCommandOptions& options, const CommandContext& context) {
@@ -88,8 +87,16 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
   load_options.max_loop_iterations = options.max_loop_iterations;
   load_options.strict = options.strict;
   load_options.bind_from = options.bind_from;
+  // The status line on a terminal, but not over streamed text.
+  const bool streams = text_model.has_value();
+  const std::shared_ptr<ProgressLine> progress =
+      make_progress_line(!options.no_progress, progress_rank(context));
+  const auto quiet = [&progress] {
+    if (progress) progress->clear();
+  };
+  load_options.progress = progress;
   nest::Session session(load_options);
-  if (!load_session(session)) return 1;
+  if (!load_session(session, progress.get())) return 1;
   std::cerr << nest::describe_load(session);
 
   nest::GenerateOptions generate;
@@ -104,31 +111,31 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
     stream.emplace(text_model->tokenizer, stdout);
     generate.on_new_token = [&stream](int32_t token) { stream->push(token); };
   }
-  // The progress line would tangle with streamed text.
-  const bool terminal = ::isatty(STDERR_FILENO) == 1 && !stream;
-  if (terminal) {
-    generate.on_token = [](int64_t produced, int64_t total) {
-      std::fprintf(stderr, "\rgenerating: %lld/%lld tokens", static_cast<long long>(produced),
-                   static_cast<long long>(total));
-      std::fflush(stderr);
+  if (progress && !streams) {
+    progress->stage({"generating", 0, options.max_new, {}});
+    generate.on_token = [&progress](int64_t produced, int64_t total) {
+      progress->stage({"generating", produced, total, {}});
     };
   }
+  // From here on text streams to stdout: no line under it.
+  if (progress && streams) progress->stop();
   nest::GenerateResult result;
   try {
     result = nest::generate(session, generate);
   } catch (const nest::InputError& failure) {
-    if (terminal) std::cerr << '\n';
+    quiet();
     std::cerr << "error: " << failure.what() << '\n';
     return 1;
   } catch (const nest::RunError& failure) {
-    if (terminal) std::cerr << '\n';
+    quiet();
     std::cerr << failure.what();
     return 1;
   } catch (const text::TokenizerError& failure) {
+    quiet();
     std::cerr << "\nerror: " << failure.what() << '\n';
     return 1;
   }
-  if (terminal) std::cerr << '\n';
+  quiet();
 
   if (stream) {
     stream->finish();
@@ -185,6 +192,7 @@ void add_generate_command(CLI::App& app, CommandContext& context) {
   add_bind_from_option(*command, options->bind_from);
   command->add_option("--out", options->out, "also write the tokens to FILE.npz (as `tokens`) or FILE.npy");
   command->add_flag("--stats", options->stats, "report load time, time per call and peak memory");
+  add_progress_option(*command, options->no_progress);
   command->callback([options, &context] { context.exit_code = run_generate(*options, context); });
 }
 

@@ -45,6 +45,7 @@ struct RunOptions {
   std::optional<int64_t> max_loop_iterations;
   bool strict = false;
   std::string bind_from;
+  bool no_progress = false;
 };
 
 enum class RunTarget { Card, Program, Neither };
@@ -68,6 +69,20 @@ std::string entries_hint(const nest::Session& session) {
   std::string names;
   for (const std::string& name : session.root().entry_names()) names += (names.empty() ? "" : ", ") + name;
   return "`" + session.root().qualified_name + "` has entries " + names + "; pass --entry NAME";
+}
+
+// The flag that gave input `name`, as typed (a long value cut short):
+// `--input tokens=1,2,3`, or `--random-inputs` for one it made.
+std::string input_origin(const RunOptions& options, const std::string& name) {
+  for (const std::string& text : options.inputs) {
+    if (!text.starts_with(name + "=")) continue;
+    constexpr size_t longest = 60;
+    if (text.size() <= longest) return "--input " + text;
+    size_t end = longest - 3;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // not inside a UTF-8 character
+    return "--input " + text.substr(0, end) + "...";
+  }
+  return "--random-inputs";
 }
 
 int run_run(const RunOptions& options, const CommandContext& context) {
@@ -140,8 +155,14 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   load_options.max_loop_iterations = options.max_loop_iterations;
   load_options.strict = options.strict;
   load_options.bind_from = options.bind_from;
+  // The status line on a terminal; erased (quiet()) before anything else is printed.
+  const std::shared_ptr<ProgressLine> progress = make_progress_line(!options.no_progress, progress_rank(context));
+  const auto quiet = [&progress] {
+    if (progress) progress->clear();
+  };
+  load_options.progress = progress;
   nest::Session session(load_options);
-  if (!load_session(session)) return 1;
+  if (!load_session(session, progress.get())) return 1;
 
   const std::string entry = options.entry.empty() ? session.card().entry : options.entry;
   if (options.script.empty() && entry.empty()) {
@@ -170,7 +191,11 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   try {
     if (!options.script.empty()) {
       const std::vector<nest::ScriptCall> calls = nest::read_script(options.script, session);
+      const int64_t call_count = static_cast<int64_t>(calls.size());
+      if (progress) progress->stage({"script call", 0, call_count, {}});
       nest::run_script(session, calls, [&](const nest::ScriptStep& step) {
+        quiet();
+        if (progress) progress->stage({"script call", static_cast<int64_t>(step.index) + 1, call_count, {}});
         for (const auto& [name, tensor] : step.outputs) std::cout << nest::describe_output(name, tensor, summary);
         for (const auto& output : step.outputs) outputs.push_back(output);
         call_seconds.emplace_back(std::to_string(step.index) + "_" + step.entry, step.seconds);
@@ -200,20 +225,27 @@ int run_run(const RunOptions& options, const CommandContext& context) {
           if (!given) inputs.emplace_back(slot.name, "random");
         }
       }
-      const eval::EntryInputs entry_inputs = session.inputs(entry, inputs);
+      eval::EntryInputs entry_inputs = session.inputs(entry, inputs);
+      // An error about an input's value names the flag that gave it.
+      for (const auto& input : inputs) entry_inputs.origins[input.first] = input_origin(options, input.first);
+      if (progress) progress->stage({"running", 0, 0, {}});
       const auto start = std::chrono::steady_clock::now();
       const eval::Value result = session.call(entry, entry_inputs);
       call_seconds.emplace_back(entry, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      quiet();
       outputs = nest::flatten_outputs(entry, result);
       for (const auto& [name, tensor] : outputs) std::cout << nest::describe_output(name, tensor, summary);
     }
   } catch (const nest::InputError& failure) {
+    quiet();
     std::cerr << "error: " << failure.what() << '\n';
     return 1;
   } catch (const nest::RunError& failure) {
+    quiet();
     std::cerr << failure.what();
     return 1;
   }
+  quiet();
 
   if (!options.out.empty()) {
     if (int status = write_outputs(options.out, outputs); status != 0) return status;
@@ -257,6 +289,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   command->add_option("--out", options->out, "write the outputs to FILE.npz (or a single one to FILE.npy)");
   command->add_flag("--stats", options->stats,
                     "report load time, time per call, peak resident memory and peak tensor memory");
+  add_progress_option(*command, options->no_progress);
   command->callback([options, &context] { context.exit_code = run_run(*options, context); });
 }
 

@@ -76,6 +76,15 @@ void add_strict_option(CLI::App& command, bool& strict) {
                    "error (default: a warning)");
 }
 
+void add_progress_option(CLI::App& command, bool& no_progress) {
+  command.add_flag("--no-progress", no_progress,
+                   "never show the progress line (shown on a terminal's stderr once a run takes over a second)");
+}
+
+int progress_rank(const CommandContext& context) {
+  return context.communicator ? context.communicator->rank() : 0;
+}
+
 void add_loop_limit_option(CLI::App& command, std::optional<int64_t>& limit) {
   command.add_option("--max-loop-iterations", limit,
                      "stop a `while` loop after this many iterations with E6005 (default 10000000)");
@@ -115,8 +124,9 @@ int check_bind_arguments(const std::vector<std::string>& binds) {
   return 0;
 }
 
-bool load_session(nest::Session& session) {
+bool load_session(nest::Session& session, ProgressLine* progress) {
   const bool loaded = session.load();
+  if (progress != nullptr) progress->clear();
   const syntax::Diagnostics& diagnostics = session.diagnostics();
   if (!diagnostics.all().empty()) std::cerr << session.render_diagnostics();
   return loaded;

@@ -11,6 +11,7 @@
 
 #include "command.hpp"
 #include "option_checks.hpp"
+#include "progress_line.hpp"
 #include "linnet/nest/session.hpp"
 
 namespace linnet::cli {
@@ -29,6 +30,10 @@ void add_bind_from_option(CLI::App& command, std::string& path);
 int check_bind_from_path(const std::string& path);
 // --strict (SessionOptions::strict).
 void add_strict_option(CLI::App& command, bool& strict);
+// --no-progress: no progress line (progress_line.hpp) even on a terminal.
+void add_progress_option(CLI::App& command, bool& no_progress);
+// This process's rank, for make_progress_line (only the first process draws).
+int progress_rank(const CommandContext& context);
 // --max-loop-iterations (see option_checks.hpp's check_loop_limit).
 void add_loop_limit_option(CLI::App& command, std::optional<int64_t>& limit);
 
@@ -41,9 +46,9 @@ int check_card_path(const std::string& card);
 // 0 when every --bind is NAME=VALUE; else prints an error and returns 2.
 int check_bind_arguments(const std::vector<std::string>& binds);
 
-// Loads the session; prints its diagnostics (warnings too) to stderr.
-// False when loading failed.
-bool load_session(nest::Session& session);
+// Loads the session; prints its diagnostics (warnings too) to stderr,
+// after erasing `progress`'s line. False when loading failed.
+bool load_session(nest::Session& session, ProgressLine* progress = nullptr);
 
 // The bound `Vocab`, for the top-k of logits.
 std::optional<int64_t> bound_vocab(const nest::Session& session);

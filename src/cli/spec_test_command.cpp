@@ -13,6 +13,8 @@
 // is compared byte for byte with the text diagnostics of the case whose file
 // is NAME.linnet. The last line is `N passed, M failed`; the exit status is
 // 1 if any case failed or any snapshot differs, 2 for an unreadable manifest.
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +24,7 @@
 #include <toml++/toml.h>
 
 #include "command.hpp"
+#include "progress_line.hpp"
 #include "linnet/check/driver.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/package.hpp"
@@ -41,6 +44,7 @@ struct SpecCase {
 struct SpecTestOptions {
   std::string dir;
   bool verbose = false;
+  bool no_progress = false;
 };
 
 // The checker's verdict on one file: its text diagnostics and error codes.
@@ -117,7 +121,13 @@ int run_spec_test(const SpecTestOptions& options, const CommandContext& context)
 
   std::size_t passed = 0, failed = 0;
   std::map<std::string, std::string> rendered_by_stem;
+  // Where stdout is a terminal its line per case shows the progress; the
+  // status line is for a run whose report goes to a file or a pipe.
+  const std::shared_ptr<ProgressLine> progress =
+      make_progress_line(!options.no_progress && ::isatty(STDOUT_FILENO) != 1);
+  const int64_t case_count = static_cast<int64_t>(cases.size());
   for (const SpecCase& c : cases) {
+    if (progress) progress->stage({"spec-test", static_cast<int64_t>(&c - cases.data()), case_count, c.file});
     if (!fs::is_regular_file(c.file, ec)) {
       std::cout << "FAIL " << c.file << ": no such file\n";
       ++failed;
@@ -174,6 +184,7 @@ int run_spec_test(const SpecTestOptions& options, const CommandContext& context)
     }
     std::cout << "snapshots: " << snapshots_matched << " match, " << snapshots_differ << " differ\n";
   }
+  if (progress) progress->clear();
   fs::current_path(previous, ec);
   std::cout << passed << " passed, " << failed << " failed\n";
   // A differing snapshot fails the run, as upstream's runner does.
@@ -187,6 +198,8 @@ void add_spec_test_command(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand("spec-test", "run an executable specification: DIR/manifest.toml's cases");
   command->add_flag("-v,--verbose", options->verbose, "print each case's diagnostics and snapshot differences");
   command->add_option("dir", options->dir, "the folder holding manifest.toml")->required();
+  command->add_flag("--no-progress", options->no_progress,
+                    "never show the progress line (shown on a terminal's stderr when stdout is not one)");
   command->callback([options, &context] { context.exit_code = run_spec_test(*options, context); });
 }
 

@@ -35,6 +35,7 @@ struct ValidateCommandOptions {
   std::optional<double> min_argmax;
   bool any_tokens = false;  // --any-tokens: generated tokens need not all match
   std::vector<std::string> binds;  // --bind over the case's generics (Shards=2)
+  bool no_progress = false;
 };
 
 int check_golden_path(const std::string& golden) {
@@ -110,7 +111,12 @@ int run_card(const ValidateCommandOptions& options, const CommandContext& contex
   if (options.any_tokens) tolerances.tokens_must_match = false;
   validate_options.tolerances = tolerances;
 
+  // The status line on a terminal (not under --json); erased when the report is ready.
+  const std::shared_ptr<ProgressLine> progress =
+      make_progress_line(!options.no_progress && !options.json, progress_rank(context));
+  validate_options.progress = progress;
   const validate::Report report = validate::validate_card(validate_options);
+  if (progress) progress->clear();
   std::cout << (options.json       ? validate::render_json(report)
                 : options.markdown ? validate::render_markdown(report)
                                    : validate::render_text(report));
@@ -171,6 +177,7 @@ void add_validate_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::Range(0.0, 1.0));
   command->add_flag("--any-tokens", options->any_tokens,
                     "do not require every generated token to match (f32 requires it by default)");
+  add_progress_option(*command, options->no_progress);
   command->callback([options, &context] { context.exit_code = run_validate(*options, context); });
 }
 

@@ -378,10 +378,14 @@ std::vector<Value> Evaluator::bind_arguments(const std::vector<ast::Param>& para
       const char* code = codes::type_mismatch;
       if (params[i].type->kind == ast::TypeKind::Tensor && slots[i]->is_tensor()) code = codes::shape_mismatch;
       const std::string failure = inference.failure;
-      fail(code, "argument `" + params[i].name.text + "` of `" + display + "` does not fit its parameter", spans[i],
-           {"parameter `" + params[i].name.text + ": " + source_text(params[i].type->span) + "`",
-            "expected `" + describe_type(*params[i].type, callee) + "`", "found `" + slots[i]->describe() + "`",
-            failure});
+      EvalError error(diagnostic(
+          code, "argument `" + params[i].name.text + "` of `" + display + "` does not fit its parameter", spans[i],
+          {"parameter `" + params[i].name.text + ": " + source_text(params[i].type->span) + "`",
+           "expected `" + describe_type(*params[i].type, callee) + "`", "found `" + slots[i]->describe() + "`",
+           failure}));
+      error.argument_of = &params;
+      error.argument = params[i].name.text;
+      throw error;
     }
   }
   resolve_deferred(callee, inference);
@@ -398,8 +402,14 @@ std::vector<Value> Evaluator::bind_arguments(const std::vector<ast::Param>& para
       slots[i] = eval_value(*params[i].default_value, callee);
       spans[i] = params[i].default_value->span;
     }
-    values.push_back(coerce(*params[i].type, std::move(*slots[i]), callee, spans[i],
-                            "argument `" + params[i].name.text + "` of `" + display + "`"));
+    try {
+      values.push_back(coerce(*params[i].type, std::move(*slots[i]), callee, spans[i],
+                              "argument `" + params[i].name.text + "` of `" + display + "`"));
+    } catch (EvalError& error) {
+      error.argument_of = &params;
+      error.argument = params[i].name.text;
+      throw;
+    }
   }
   return values;
 }

@@ -40,6 +40,13 @@ void Evaluator::fail(const char* code, std::string message, Span span, std::vect
   throw EvalError(diagnostic(code, std::move(message), span, std::move(notes)));
 }
 
+void Evaluator::fail_index(std::string message, Span span, std::vector<std::string> notes,
+                           std::optional<int64_t> index) const {
+  EvalError error(diagnostic(codes::runtime_index, std::move(message), span, std::move(notes)));
+  error.index_value = index;
+  throw error;
+}
+
 void Evaluator::fail_tensor(const tensor::TensorError& error, Span span) const {
   using tensor::ErrorKind;
   std::vector<std::string> notes;
@@ -50,7 +57,7 @@ void Evaluator::fail_tensor(const tensor::TensorError& error, Span span) const {
   const std::string where = expression.size() <= 80 && !expression.empty() ? " in `" + expression + "`" : "";
   switch (error.kind()) {
     case ErrorKind::IndexOutOfRange:
-      fail(codes::runtime_index, std::string("index out of range") + where + ": " + error.what(), span, notes);
+      fail_index(std::string("index out of range") + where + ": " + error.what(), span, notes, error.value());
     case ErrorKind::DivisionByZero:
       fail(codes::division_by_zero, "integer division by zero" + where, span, notes);
     case ErrorKind::DTypeMismatch:
@@ -85,6 +92,16 @@ CallScope::CallScope(const Evaluator& evaluator, std::vector<Evaluator::CallReco
 }
 
 CallScope::~CallScope() { calls_.pop_back(); }
+
+LoopProgress::LoopProgress(Evaluator& evaluator, std::string_view label, int64_t count)
+    : evaluator_(evaluator), observer_(evaluator.options.progress.get()), label_(label), count_(count) {
+  depth_ = evaluator_.loop_depth++;
+}
+
+LoopProgress::~LoopProgress() {
+  --evaluator_.loop_depth;
+  if (observer_ != nullptr) observer_->loop_finished(depth_);
+}
 
 // ---------------------------------------------------------------- names
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -103,6 +104,10 @@ class Evaluator {
   std::vector<ParameterInfo> parameters(std::string_view block, const GenericBindings& generics);
   Value call_entry(BlockInstance& instance, std::string_view entry, const EntryInputs& inputs);
   Value call_function(std::string_view function, const EntryInputs& inputs);
+  // Runs `call`, an entry call taking `params`: tells Options::progress it
+  // started, and notes on its failure which input it was about (EntryInputs::origins).
+  Value call_with_origins(const std::vector<ast::Param>& params, const EntryInputs& inputs, std::string_view name,
+                          const std::function<Value()>& call);
 
   Options options;
   ExecutionStats stats;
@@ -115,12 +120,17 @@ class Evaluator {
     Span call_site;
   };
   std::vector<CallRecord> calls;
+  // Loops running now, for LoopProgress's depth.
+  int loop_depth = 0;
 
   // A diagnostic with the current call stack attached as notes.
   syntax::Diagnostic diagnostic(const char* code, std::string message, Span span,
                                 std::vector<std::string> notes = {}) const;
   [[noreturn]] void fail(const char* code, std::string message, Span span,
                          std::vector<std::string> notes = {}) const;
+  // E6001 for an index out of range, remembering the index (EvalError::index_value).
+  [[noreturn]] void fail_index(std::string message, Span span, std::vector<std::string> notes,
+                               std::optional<int64_t> index) const;
   // A tensor runtime error raised while evaluating the expression at `span`.
   [[noreturn]] void fail_tensor(const tensor::TensorError& error, Span span) const;
   std::string location(Span span) const;     // "file:line:col"
@@ -338,6 +348,26 @@ class ScopeGuard {
 
  private:
   Frame& frame_;
+};
+
+// Reports a loop's iterations to Options::progress, and its end however it
+// ends (loops nest: `depth` is how many enclose this one).
+class LoopProgress {
+ public:
+  LoopProgress(Evaluator& evaluator, std::string_view label, int64_t count);
+  ~LoopProgress();
+  LoopProgress(const LoopProgress&) = delete;
+  LoopProgress& operator=(const LoopProgress&) = delete;
+  void step(int64_t index) {
+    if (observer_ != nullptr) observer_->loop_step({label_, index, count_, depth_});
+  }
+
+ private:
+  Evaluator& evaluator_;
+  ProgressObserver* observer_;
+  std::string_view label_;
+  int64_t count_;
+  int depth_ = 0;
 };
 
 // Guards an entry on Evaluator::calls.

@@ -73,6 +73,15 @@ bool walk_mentions(const ast::Expr& expr, const IndexScope& scope) {
   }
 }
 
+// An integer index as int64, for EvalError::index_value (nothing past its range).
+std::optional<int64_t> index_of(const tensor::Scalar& scalar) {
+  if (scalar.kind() == tensor::Scalar::Kind::Int) return scalar.to<int64_t>();
+  if (scalar.kind() == tensor::Scalar::Kind::UInt && scalar.to<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) {
+    return static_cast<int64_t>(scalar.to<uint64_t>());
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool Evaluator::mentions_index(const ast::Expr& expr, const IndexScope* scope) const {
@@ -207,12 +216,12 @@ Value Evaluator::index_value(const Value& object, const ast::IndexExpr& expr, Fr
           const bool negative = scalar.kind() == tensor::Scalar::Kind::Int && scalar.to<int64_t>() < 0;
           const uint64_t at = negative ? 0 : scalar.to<uint64_t>();
           if (negative || at >= static_cast<uint64_t>(extent)) {
-            fail(codes::runtime_index,
-                 "runtime index " + scalar.to_string() + " is out of range for axis " + std::to_string(axis) + " of `" +
-                     name + "`",
-                 component.span,
-                 {"tensor `" + name + "`", "axis " + std::to_string(axis), "value " + scalar.to_string(),
-                  "extent " + std::to_string(extent)});
+            fail_index("runtime index " + scalar.to_string() + " is out of range for axis " + std::to_string(axis) +
+                           " of `" + name + "`",
+                       component.span,
+                       {"tensor `" + name + "`", "axis " + std::to_string(axis), "value " + scalar.to_string(),
+                        "extent " + std::to_string(extent)},
+                       index_of(scalar));
           }
           x = x.select(position, static_cast<int64_t>(at));
         } else if (index.is_tensor() && tensor::is_integer(index.tensor().dtype())) {
@@ -220,11 +229,12 @@ Value Evaluator::index_value(const Value& object, const ast::IndexExpr& expr, Fr
             x = tensor::take(x, position, index.tensor());
           } catch (const tensor::TensorError& error) {
             if (error.kind() != tensor::ErrorKind::IndexOutOfRange) throw;
-            fail(codes::runtime_index, "an index in `" + source_text(component.span) + "` is out of range for axis " +
-                                           std::to_string(axis) + " of `" + name + "`",
-                 component.span,
-                 {"tensor `" + name + "`", "axis " + std::to_string(axis),
-                  "value " + std::to_string(error.value().value_or(0)), "extent " + std::to_string(extent)});
+            fail_index("an index in `" + source_text(component.span) + "` is out of range for axis " +
+                           std::to_string(axis) + " of `" + name + "`",
+                       component.span,
+                       {"tensor `" + name + "`", "axis " + std::to_string(axis),
+                        "value " + std::to_string(error.value().value_or(0)), "extent " + std::to_string(extent)},
+                       error.value());
           }
           position += index.tensor().rank();
         } else {
@@ -325,12 +335,12 @@ Indexed Evaluator::index_access(const Value& object, const ast::IndexExpr& expr,
         const tensor::Scalar scalar = index.tensor().item();
         const bool negative = scalar.kind() == tensor::Scalar::Kind::Int && scalar.to<int64_t>() < 0;
         if (negative || scalar.to<uint64_t>() >= static_cast<uint64_t>(extent)) {
-          fail(codes::runtime_index,
-               "runtime index " + scalar.to_string() + " is out of range for axis " + std::to_string(axis) + " of `" +
-                   name + "`",
-               component.span,
-               {"tensor `" + name + "`", "axis " + std::to_string(axis), "value " + scalar.to_string(),
-                "extent " + std::to_string(extent)});
+          fail_index("runtime index " + scalar.to_string() + " is out of range for axis " + std::to_string(axis) +
+                         " of `" + name + "`",
+                     component.span,
+                     {"tensor `" + name + "`", "axis " + std::to_string(axis), "value " + scalar.to_string(),
+                      "extent " + std::to_string(extent)},
+                     index_of(scalar));
         }
         at = scalar.to<int64_t>();
       } else {
@@ -375,10 +385,12 @@ Indexed Evaluator::index_access(const Value& object, const ast::IndexExpr& expr,
   auto out_of_range = [&](const tensor::TensorError& error) {
     const int failing = error.axis().value_or(0);
     const AxisUse& use = remaining[static_cast<size_t>(std::clamp(failing, 0, static_cast<int>(remaining.size()) - 1))];
-    fail(codes::runtime_index,
-         "a computed index is out of range for axis " + std::to_string(use.axis) + " of `" + name + "`", use.span,
-         {"tensor `" + name + "`", "axis " + std::to_string(use.axis),
-          "value " + std::to_string(error.value().value_or(0)), "extent " + std::to_string(error.extent().value_or(0))});
+    fail_index("a computed index is out of range for axis " + std::to_string(use.axis) + " of `" + name + "`",
+               use.span,
+               {"tensor `" + name + "`", "axis " + std::to_string(use.axis),
+                "value " + std::to_string(error.value().value_or(0)),
+                "extent " + std::to_string(error.extent().value_or(0))},
+               error.value());
   };
 
   // One gather whose positions share no variable with the other axes: whole

@@ -2,6 +2,9 @@
 // block, listing its parameters, and calling entries and module functions.
 #include "linnet/eval/interpreter.hpp"
 
+#include <algorithm>
+#include <functional>
+
 #include "evaluator.hpp"
 
 namespace linnet::eval {
@@ -38,7 +41,87 @@ CallArgs arguments_of(const EntryInputs& inputs) {
   return args;
 }
 
+// "[0, 2]": the position of flat element `flat` in `shape`.
+std::string position_text(int64_t flat, const tensor::Shape& shape) {
+  std::vector<int64_t> position(shape.size());
+  for (size_t axis = shape.size(); axis-- > 0;) {
+    position[axis] = shape[axis] == 0 ? 0 : flat % shape[axis];
+    flat = shape[axis] == 0 ? 0 : flat / shape[axis];
+  }
+  std::string text = "[";
+  for (size_t axis = 0; axis < position.size(); ++axis) text += (axis ? ", " : "") + std::to_string(position[axis]);
+  return text + "]";
+}
+
+// Where `value` holds `index`: "" for a scalar equal to it, "[0, 2]" for
+// the first such element of a tensor, nothing when it does not hold it.
+std::optional<std::string> find_index(const Value& value, int64_t index) {
+  if (value.kind() == Value::Kind::Int) {
+    return value.int_value() == index ? std::optional<std::string>("") : std::nullopt;
+  }
+  if (!value.is_tensor() || !tensor::is_integer(value.tensor().dtype())) return std::nullopt;
+  const tensor::Tensor& held = value.tensor();
+  const std::vector<int64_t> elements = held.to_vector<int64_t>();
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (elements[i] != index) continue;
+    if (held.rank() == 0) return "";
+    return position_text(static_cast<int64_t>(i), held.shape());
+  }
+  return std::nullopt;
+}
+
+// ", given by `--input tokens=1,2,3`", when the caller said where the input came from.
+std::string given_by(const EntryInputs& inputs, const std::string& name) {
+  auto origin = inputs.origins.find(name);
+  return origin == inputs.origins.end() ? "" : ", given by `" + origin->second + "`";
+}
+
+// A note of the call stack Evaluator::diagnostic appends ("in `f`, called at ...").
+bool is_stack_note(const std::string& note) {
+  return note.starts_with("in `") && note.find("`, called at ") != std::string::npos;
+}
+
+// Adds notes naming the entry inputs a failed call was about: the one an
+// argument error concerns, and those holding an out-of-range index (the
+// index may also have been computed; the note says only what holds it).
+// They go before the call-stack notes.
+void note_input_origins(EvalError& error, const std::vector<ast::Param>& params, const EntryInputs& inputs) {
+  std::vector<std::string> notes;
+  if (error.argument_of == &params && inputs.origins.count(error.argument)) {
+    notes.push_back("`" + error.argument + "` was given by `" + inputs.origins.at(error.argument) + "`");
+  }
+  if (error.index_value) {
+    std::vector<std::pair<std::string, const Value*>> values;
+    for (size_t i = 0; i < inputs.positional.size() && i < params.size(); ++i) {
+      values.emplace_back(params[i].name.text, &inputs.positional[i]);
+    }
+    for (const auto& [name, value] : inputs.named) values.emplace_back(name, &value);
+    const std::string index = std::to_string(*error.index_value);
+    for (const auto& [name, value] : values) {
+      const std::optional<std::string> at = find_index(*value, *error.index_value);
+      if (!at) continue;
+      notes.push_back(at->empty() ? "the value " + index + " is the input `" + name + "`" + given_by(inputs, name)
+                                  : "the value " + index + " is in the input `" + name + "` at " + *at +
+                                        given_by(inputs, name));
+    }
+  }
+  std::vector<std::string>& all = error.diagnostic().notes;
+  const auto stack = std::find_if(all.begin(), all.end(), is_stack_note);
+  all.insert(stack, notes.begin(), notes.end());
+}
+
 }  // namespace
+
+Value Evaluator::call_with_origins(const std::vector<ast::Param>& params, const EntryInputs& inputs,
+                                   std::string_view name, const std::function<Value()>& call) {
+  if (options.progress) options.progress->call_started(name);
+  try {
+    return call();
+  } catch (EvalError& error) {
+    note_input_origins(error, params, inputs);
+    throw;
+  }
+}
 
 std::shared_ptr<BlockInstance> Evaluator::instantiate(std::string_view block, const GenericBindings& generics,
                                                       ParameterSource& source) {
@@ -74,7 +157,10 @@ Value Evaluator::call_entry(BlockInstance& instance, std::string_view entry, con
     for (const ast::GenericParam& param : function.generics) declared = declared || param.name.text == generic;
     if (!declared) fail(codes::bad_input, "entry `" + name + "` has no generic `" + generic + "`", function.name.span);
   }
-  return invoke(instance.module, function, &instance, inputs.generics, arguments_of(inputs), function.name.span, false);
+  return call_with_origins(function.params, inputs, name, [&] {
+    return invoke(instance.module, function, &instance, inputs.generics, arguments_of(inputs), function.name.span,
+                  false);
+  });
 }
 
 Value Evaluator::call_function(std::string_view function_name, const EntryInputs& inputs) {
@@ -92,10 +178,14 @@ Value Evaluator::call_function(std::string_view function_name, const EntryInputs
     }
   }
   if (const auto* kernel = found.item->as<ast::KernelItem>()) {
-    return run_kernel(found.module, *kernel, inputs.generics, arguments_of(inputs), kernel->name.span);
+    return call_with_origins(kernel->params, inputs, function_name, [&] {
+      return run_kernel(found.module, *kernel, inputs.generics, arguments_of(inputs), kernel->name.span);
+    });
   }
   const auto& function = found.item->cast<ast::FunctionItem>();
-  return invoke(found.module, function, nullptr, inputs.generics, arguments_of(inputs), function.name.span, false);
+  return call_with_origins(function.params, inputs, function_name, [&] {
+    return invoke(found.module, function, nullptr, inputs.generics, arguments_of(inputs), function.name.span, false);
+  });
 }
 
 // ---------------------------------------------------------------- Interpreter

@@ -1,6 +1,7 @@
 // Statements and control flow: bindings, assignment to `var` locals and to
 // `state` members, `return`, `static for` (unrolled over a sub-block array
 // or an integer range), `while`, and `for` loops and scans.
+#include <cstdint>
 #include <functional>
 
 #include "evaluator.hpp"
@@ -174,11 +175,26 @@ void Evaluator::exec_assign(const ast::AssignStmt& stmt, Frame& frame) {
   *slot = Value::from_tensor(value.tensor().contiguous());
 }
 
+namespace {
+
+// Iterations of `start..stop`, without overflow for any bounds.
+int64_t loop_count(int64_t start, int64_t stop) {
+  if (stop <= start) return 0;
+  const uint64_t count = static_cast<uint64_t>(stop) - static_cast<uint64_t>(start);
+  return count > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(count);
+}
+
+}  // namespace
+
 void Evaluator::exec_static_for(const ast::StaticForStmt& stmt, Frame& frame) {
   if (stmt.is_range()) {
     const int64_t start = eval_int(*stmt.iterable, frame, "a `static for` bound");
     const int64_t stop = eval_int(*stmt.range_stop, frame, "a `static for` bound");
+    const auto* variable = stmt.pattern->as<ast::BindingPattern>();
+    LoopProgress progress(*this, variable ? std::string_view(variable->name.text) : std::string_view("static for"),
+                          loop_count(start, stop));
     for (int64_t i = start; i < stop && !frame.returned; ++i) {
+      progress.step(i - start);
       ScopeGuard scope(frame);
       // The loop variable is an i64 value, not a compile-time integer.
       bind_pattern(*stmt.pattern, Value::scalar(DType::I64, tensor::Scalar(i)), frame, false);
@@ -191,8 +207,15 @@ void Evaluator::exec_static_for(const ast::StaticForStmt& stmt, Frame& frame) {
     fail(codes::invalid_static_for, "`static for` iterates a sub-block array or a range `a..b`, found " +
                                         iterable.describe(), stmt.iterable->span);
   }
+  // Named after the array (`layers`), which says more than its element's name.
+  std::string_view label = "static for";
+  if (const auto* name = stmt.iterable->as<ast::NameExpr>()) label = name->name.text;
+  if (const auto* member = stmt.iterable->as<ast::MemberExpr>()) label = member->member.text;
+  LoopProgress progress(*this, label, static_cast<int64_t>(iterable.blocks().size()));
+  int64_t index = 0;
   for (const auto& block : iterable.blocks()) {
     if (frame.returned) break;
+    progress.step(index++);
     ScopeGuard scope(frame);
     bind_pattern(*stmt.pattern, Value::block(block), frame, false);
     exec_statements(stmt.body.statements, frame);
@@ -201,8 +224,10 @@ void Evaluator::exec_static_for(const ast::StaticForStmt& stmt, Frame& frame) {
 
 void Evaluator::exec_while(const ast::WhileStmt& stmt, Frame& frame) {
   int64_t iterations = 0;
+  LoopProgress progress(*this, "while", -1);
   while (!frame.returned &&
          scalar_condition(eval_value(*stmt.condition, frame), stmt.condition->span, "the condition of `while`")) {
+    progress.step(iterations);
     if (++iterations > options.max_loop_iterations) {
       fail(codes::resource_limit,
            "this `while` loop ran " + std::to_string(options.max_loop_iterations) + " iterations without stopping",
@@ -224,7 +249,9 @@ Value Evaluator::run_for(const ast::ForLoop& loop, Frame& frame, Span span, bool
   std::vector<Value>* saved = frame.yields;
   frame.yields = is_scan ? &yields : nullptr;
   try {
+    LoopProgress progress(*this, loop.variable.text, loop_count(start, stop));
     for (int64_t i = start; i < stop && !frame.returned; ++i) {
+      progress.step(i - start);
       ScopeGuard scope(frame);
       declare(frame, loop.variable.text, Value::scalar(DType::I64, tensor::Scalar(i)), false);
       const size_t before = yields.size();

@@ -130,6 +130,8 @@ std::vector<ScriptCall> parse_script(std::string_view json, const std::string& b
     } catch (const InputError& failure) {
       throw InputError(where + ": " + failure.what());
     }
+    // An error about an input's value names it (eval::EntryInputs::origins).
+    for (const auto& input : values) call.inputs.origins[input.first] = where + "'s \"inputs\".\"" + input.first + "\"";
     simdjson::dom::object bind;
     if (object["bind"].get(bind) == simdjson::SUCCESS) {
       for (auto& [name, value] : call_generics(bind, *session.root().entry(call.entry), where)) {

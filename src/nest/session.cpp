@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <new>
 #include <set>
 #include <stdexcept>
@@ -70,9 +71,11 @@ const eval::GenericBindings& Session::instance_generics() const {
 bool Session::load() {
   if (!is_card()) return load_plain_program();
   const Clock::time_point start = Clock::now();
+  report_stage("reading the card");
   if (!load_program()) return false;
   times_.program = seconds_since(start);
   if (!options_.load_weights) return true;
+  report_stage("opening the checkpoint");
   const Clock::time_point weights_start = Clock::now();
   if (!load_checkpoint()) return false;
   times_.checkpoint = seconds_since(weights_start);
@@ -88,10 +91,38 @@ std::unique_ptr<CheckpointParameterSource> Session::make_source() const {
   return std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_, options_.cast_weights);
 }
 
+namespace {
+
+// Forwards to a source, telling the session each tensor it is asked for
+// ("loading weights 12/291").
+class CountingSource : public eval::ParameterSource {
+ public:
+  CountingSource(eval::ParameterSource& source, std::function<void(int64_t)> fetched)
+      : source_(source), fetched_(std::move(fetched)) {}
+  std::optional<tensor::Tensor> fetch(const eval::ParameterRequest& request) override {
+    fetched_(count_++);
+    return source_.fetch(request);
+  }
+
+ private:
+  eval::ParameterSource& source_;
+  std::function<void(int64_t)> fetched_;
+  int64_t count_ = 0;
+};
+
+}  // namespace
+
+void Session::report_stage(std::string_view what, int64_t index, int64_t count) const {
+  if (options_.progress) options_.progress->stage({what, index, count, {}});
+}
+
 bool Session::instantiate(eval::ParameterSource& source) {
   const Clock::time_point start = Clock::now();
+  int64_t tensors = 0;  // what the instance will ask the source for
+  for (const eval::ParameterInfo& info : manifest_) tensors += info.kind != eval::ParameterKind::State;
+  CountingSource counted(source, [&](int64_t index) { report_stage("loading weights", index, tensors); });
   try {
-    instance_ = interpreter_->instantiate(root_->qualified_name, bound_.model, source);
+    instance_ = interpreter_->instantiate(root_->qualified_name, bound_.model, counted);
   } catch (const eval::EvalError& error) {
     return fail_with(error);
   } catch (const std::bad_alloc&) {
@@ -158,6 +189,7 @@ bool Session::bind_and_list(const Card& card) {
 bool Session::make_interpreter_and_list() {
   eval::Options interpreter_options;
   interpreter_options.numerics = options_.numerics;
+  interpreter_options.progress = options_.progress;
   if (options_.max_loop_iterations) interpreter_options.max_loop_iterations = *options_.max_loop_iterations;
   // Native kernels stand in for op bodies where the policy allows (never under exact).
   try {
@@ -203,6 +235,7 @@ bool Session::load_plain_program() {
   card.name = options_.program;
   card.root = options_.root;
   card_ = std::move(card);
+  report_stage("reading the program");
   if (!read_sources(options_.program)) return false;
 
   std::string why;
@@ -245,6 +278,7 @@ bool Session::load_plain_program() {
     eval::MapParameterSource no_weights;
     return instantiate(no_weights);
   }
+  report_stage("opening the checkpoint");
   const Clock::time_point weights_start = Clock::now();
   if (!load_checkpoint()) return false;
   times_.checkpoint = seconds_since(weights_start);

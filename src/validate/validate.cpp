@@ -157,7 +157,13 @@ void record_envelope(CheckResult& check, const Tensor& reference, const std::opt
   check.envelope_mean_abs_diff = envelope.mean_abs_diff;
 }
 
+// Tells the session's progress observer which check runs, and its step.
+void report_check(const nest::Session& session, const std::string& check, int64_t index = 0, int64_t count = 0) {
+  if (session.options().progress) session.options().progress->stage({"validate " + check, index, count, {}});
+}
+
 CheckResult check_forward(nest::Session& session, const References& refs) {
+  report_check(session, "forward");
   CheckResult check;
   check.name = "forward";
   check.description = "`forward` on `tokens` against " + refs.logits_member;
@@ -199,6 +205,7 @@ CheckResult check_decode(nest::Session& session, const References& refs, int64_t
   session.reset_state();
   std::vector<Tensor> steps;
   for (int64_t step = 0; step < refs.steps; ++step) {
+    report_check(session, "decode", step, refs.steps);
     if (step == 0) {
       steps.push_back(call_entry(session, "prefill", {{"tokens", refs.tokens}, {"pos", i32_scalar(0)}}));
     } else {
@@ -242,6 +249,7 @@ CheckResult check_generate(nest::Session& session, const References& refs, int64
   check.compared = compared_steps > 0;
   if (refs.length < 2) throw GoldenError("the `generate` check needs a prompt of at least two tokens");
   session.reset_state();
+  report_check(session, "generate");
   call_entry(session, "prefill",
              {{"tokens", refs.tokens.slice(1, 0, refs.length - 1).contiguous()}, {"pos", i32_scalar(0)}});
   const Tensor produced =
@@ -330,6 +338,7 @@ Report validate_card(const ValidateOptions& options) {
   session_options.numerics = options.numerics;
   session_options.cast_weights = options.cast_weights;
   session_options.device = options.device;
+  session_options.progress = options.progress;
   nest::Session session(session_options);
   if (!session.load()) {
     throw GoldenError("the card `" + options.card + "` did not load on " + options.golden_dir + ":\n" +

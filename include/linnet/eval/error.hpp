@@ -10,6 +10,8 @@
 // of their own, listed below and in docs/semantics.md.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -76,6 +78,15 @@ class EvalError : public std::runtime_error {
   const syntax::Diagnostic& diagnostic() const { return diagnostic_; }
   syntax::Diagnostic& diagnostic() { return diagnostic_; }
   const std::string& code() const { return diagnostic_.code; }
+
+  // What the failure was about, where it was a value from outside the
+  // program, so that the entry call can name the input that held it
+  // (EntryInputs::origins): the index that was out of range (E6001), or the
+  // parameter an argument did not fit, with the parameter list it belongs
+  // to (identifying the function).
+  std::optional<int64_t> index_value;
+  const void* argument_of = nullptr;
+  std::string argument;
 
  private:
   syntax::Diagnostic diagnostic_;

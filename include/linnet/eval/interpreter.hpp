@@ -31,6 +31,7 @@
 #include "linnet/eval/dispatch.hpp"
 #include "linnet/eval/error.hpp"
 #include "linnet/eval/parameters.hpp"
+#include "linnet/eval/progress.hpp"
 #include "linnet/eval/value.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/package.hpp"
@@ -73,6 +74,9 @@ struct Options {
   // Deepest chain of calls (there is no recursion in Linnet; this catches a
   // program the checker would have rejected).
   int max_call_depth = 256;
+  // Told each entry call and each loop iteration, for a progress display
+  // (progress.hpp); may be null.
+  std::shared_ptr<ProgressObserver> progress;
 };
 
 // Arguments of an entry call.
@@ -82,6 +86,11 @@ struct EntryInputs {
   // The entry's own generics by name (`B`, `S`, `Steps`); the ones not
   // given are inferred from the inputs or take their defaults.
   GenericBindings generics;
+  // Where each input came from, by parameter name, as its caller would
+  // write it (`--input tokens=1,2,3`). When a call fails on an input's
+  // value (an argument that does not fit its parameter, an index out of
+  // range that the input holds), the error gets a note naming it. Optional.
+  std::map<std::string, std::string> origins;
 };
 
 // How often each op ran natively and as its body (for `explain`).

@@ -76,6 +76,9 @@ struct SessionOptions {
   // checkpoint, and std.nn.parallel's collectives communicate. Every
   // process must make the same calls in the same order.
   std::shared_ptr<dist::Communicator> communicator;
+  // Told what loading and each call are doing (eval/progress.hpp), for a
+  // progress display; may be null.
+  std::shared_ptr<eval::ProgressObserver> progress;
 };
 
 // An entry call that failed; what() is the rendered diagnostic.
@@ -176,6 +179,8 @@ class Session {
   bool make_interpreter_and_list();
   bool load_checkpoint();
   bool instantiate(eval::ParameterSource& source);
+  // Tells SessionOptions::progress the stage loading has reached.
+  void report_stage(std::string_view what, int64_t index = 0, int64_t count = 0) const;
   // The checkpoint source: this process's part of it when split (shards.hpp).
   std::unique_ptr<CheckpointParameterSource> make_source() const;
   // The bound generics of the root and of the entries (for input slots).

@@ -52,6 +52,7 @@
 
 #include "linnet/dist/communicator.hpp"
 #include "linnet/eval/dispatch.hpp"
+#include "linnet/eval/progress.hpp"
 #include "linnet/nest/device.hpp"
 #include "linnet/tensor/dtype.hpp"
 
@@ -140,6 +141,9 @@ struct ValidateOptions {
   std::vector<std::string> binds;
   // The processes the card runs across (nest::SessionOptions::communicator).
   std::shared_ptr<dist::Communicator> communicator;
+  // Told the check running ("validate decode" 3 of 12) and, through the
+  // session, loading and the interpreter's loops (eval/progress.hpp); may be null.
+  std::shared_ptr<eval::ProgressObserver> progress;
 };
 
 // Runs the checks above. Throws GoldenError when the case cannot be read,
