@@ -36,6 +36,7 @@ gemm::Operand operand_of(const Tensor& t, int64_t stride) {
 // Rows of weight per tile of weight_tiles_product: a gemm block's worth (48)
 // when that fits 1 MiB, fewer for very long rows.
 int64_t tile_rows(int64_t in, size_t element) {
+  if (in <= 0) return 48;  // empty rows: nothing to read
   const int64_t fits = static_cast<int64_t>((size_t{1} << 20) / (static_cast<size_t>(in) * element));
   return std::clamp<int64_t>(fits, 1, 48);
 }
