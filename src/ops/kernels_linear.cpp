@@ -10,6 +10,7 @@
 // output is summed in an order that depends only on its two rows, so
 // results do not depend on the number of threads.
 #include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "kernel_support.hpp"
@@ -32,6 +33,37 @@ gemm::Operand operand_of(const Tensor& t, int64_t stride) {
   return gemm::Operand{t.raw_data(), t.dtype() == DType::BF16, stride};
 }
 
+// Rows of weight per tile of weight_tiles_product: a gemm block's worth (48)
+// when that fits 1 MiB, fewer for very long rows.
+int64_t tile_rows(int64_t in, size_t element) {
+  if (in <= 0) return 48;  // empty rows: nothing to read
+  const int64_t fits = static_cast<int64_t>((size_t{1} << 20) / (static_cast<size_t>(in) * element));
+  return std::clamp<int64_t>(fits, 1, 48);
+}
+
+// y = x w^T for a weight [out, in] whose elements are made on access (a
+// dequantized MXFP4 expert stack, or a reordered copy of one): each thread
+// makes a tile of rows into its own buffer and multiplies it, so the whole
+// weight never exists. gemm's outputs depend only on their own two rows, so
+// the result has the bits of the product with the whole weight.
+void weight_tiles_product(int64_t rows, int64_t out, int64_t in, gemm::Operand x, const Tensor& weight, float* y) {
+  const size_t element = weight.element_size();
+  const int64_t tile = tile_rows(in, element);
+  const int64_t tiles = (out + tile - 1) / tile;
+  const bool threads = tensor::worth_threads(rows * out * in) && tiles > 1;
+#pragma omp parallel if (threads)
+  {
+    std::vector<std::byte> buffer(static_cast<size_t>(tile * in) * element);
+#pragma omp for schedule(dynamic)
+    for (int64_t t = 0; t < tiles; ++t) {
+      const int64_t first = t * tile, count = std::min(tile, out - first);
+      weight.read_elements(first * in, count * in, buffer.data());
+      const gemm::Operand w{buffer.data(), weight.dtype() == DType::BF16, in};
+      gemm::gemm_bt_serial(rows, 0, count, in, x, w, y + first, out);
+    }
+  }
+}
+
 // `linear<*S, In, Out, T>(x, weight, bias)`. The body's `projected + offset`
 // is one more term of the sum: the bias joins the f32 accumulator and the
 // result rounds to T once, as `equivalent` evaluates a sum in a low
@@ -42,7 +74,11 @@ std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
   const Rounding round = rounding_for(dtype);
   const Tensor x = product_operand(tensor_argument(call, "x"));
-  const Tensor weight = product_operand(tensor_argument(call, "weight"));
+  const Tensor& given_weight = tensor_argument(call, "weight");
+  // An unmade f32 or bf16 weight is multiplied a tile at a time, never made.
+  const bool by_tiles =
+      given_weight.unmade() && (given_weight.dtype() == DType::F32 || given_weight.dtype() == DType::BF16);
+  const Tensor weight = by_tiles ? given_weight : product_operand(given_weight);
   const std::optional<Tensor> bias = optional_tensor_argument(call, "bias");
   const int64_t in = dim_generic(call, "In");
   const int64_t out = dim_generic(call, "Out");
@@ -51,7 +87,11 @@ std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   result_shape.push_back(out);
   Tensor result = Tensor::empty(DType::F32, result_shape);
   float* y = result.mutable_data<float>();
-  gemm::gemm_bt(rows, out, in, operand_of(x, in), operand_of(weight, in), y, out);
+  if (by_tiles) {
+    weight_tiles_product(rows, out, in, operand_of(x, in), weight, y);
+  } else {
+    gemm::gemm_bt(rows, out, in, operand_of(x, in), operand_of(weight, in), y, out);
+  }
   const int64_t count = rows * out;
   if (bias) {
     const Tensor offsets = contiguous_f32(*bias);

@@ -11,6 +11,8 @@
 // Every dimension must be positive and every expert in range, else the call
 // is left to the body (which reports a bad expert, or in
 // mxfp4_combine_experts' dense form lets it contribute nothing).
+#include <algorithm>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -42,15 +44,70 @@ std::optional<PackedWeights> packed_weights(const eval::NativeCall& call) {
   return packed;
 }
 
+// The dequantized values of packed experts, [E, Out, G * 32] in `dtype`,
+// made a range at a time: whole rows decode straight into the output, a
+// partial row through a one-row buffer. The same function as the whole
+// dequantization, row by row, so every value has the same bits.
+class DequantizedExperts final : public tensor::ElementSource {
+ public:
+  DequantizedExperts(PackedWeights packed, DType dtype) : packed_(std::move(packed)), dtype_(dtype) {}
+
+  void read(size_t begin, size_t count, std::byte* out) const override {
+    const size_t element = tensor::dtype_size(dtype_);
+    const int64_t row_length = packed_.view.row_length();
+    const size_t row_bytes = static_cast<size_t>(row_length) * element;
+    size_t at = begin;
+    const size_t end = begin + count;
+    while (at < end) {
+      const int64_t row = static_cast<int64_t>(at / row_bytes);
+      const size_t inside = at % row_bytes;
+      if (inside == 0 && end - at >= row_bytes) {
+        const int64_t rows = static_cast<int64_t>((end - at) / row_bytes);
+        decode_rows(row, rows, out);
+        out += static_cast<size_t>(rows) * row_bytes;
+        at += static_cast<size_t>(rows) * row_bytes;
+        continue;
+      }
+      std::vector<std::byte> whole(row_bytes);
+      decode_rows(row, 1, whole.data());
+      const size_t part = std::min(row_bytes - inside, end - at);
+      std::copy_n(whole.data() + inside, part, out);
+      out += part;
+      at += part;
+    }
+  }
+
+ private:
+  // Rows [first, first + rows) of the [E * Out, G * 32] values into `out`.
+  void decode_rows(int64_t first, int64_t rows, std::byte* out) const {
+    const auto groups = static_cast<size_t>(packed_.view.groups);
+    const Mxfp4Experts part{
+        packed_.view.blocks.subspan(static_cast<size_t>(first) * groups * kMxfp4BlockBytes,
+                                    static_cast<size_t>(rows) * groups * kMxfp4BlockBytes),
+        packed_.view.scales.subspan(static_cast<size_t>(first) * groups, static_cast<size_t>(rows) * groups), 1,
+        rows, packed_.view.groups};
+    dequantize_mxfp4(part, dtype_,
+                     std::span<std::byte>(out, static_cast<size_t>(rows * part.row_length()) * tensor::dtype_size(dtype_)));
+  }
+
+  PackedWeights packed_;
+  DType dtype_;
+};
+
+// The result is made on access (Storage::made_on_access): a product whose
+// weight it is (linear, through a reshape or a reordering copy) decodes it
+// a tile at a time, and only what reads it whole makes it whole.
 std::optional<eval::Value> run_dequantize(const eval::NativeCall& call) {
-  const std::optional<PackedWeights> packed = packed_weights(call);
+  std::optional<PackedWeights> packed = packed_weights(call);
   if (!packed) return std::nullopt;
   const DType dtype = dtype_generic(call, "T");
-  Tensor result = Tensor::empty(dtype, {packed->view.experts, packed->view.rows, packed->view.row_length()});
-  dequantize_mxfp4(packed->view, dtype,
-                   std::span<std::byte>(static_cast<std::byte*>(result.raw_mutable_data()),
-                                        static_cast<size_t>(result.numel()) * result.element_size()));
-  return eval::Value::from_tensor(result);
+  if (dtype != DType::F32 && dtype != DType::BF16 && dtype != DType::F16 && dtype != DType::F64) return std::nullopt;
+  packed->view.validate();  // sizes checked now, not when the values are first read
+  const Shape shape{packed->view.experts, packed->view.rows, packed->view.row_length()};
+  const size_t bytes = static_cast<size_t>(tensor::shape_numel(shape)) * tensor::dtype_size(dtype);
+  auto storage = tensor::Storage::made_on_access(bytes, std::make_shared<DequantizedExperts>(std::move(*packed), dtype));
+  return eval::Value::from_tensor(
+      Tensor::from_storage(std::move(storage), dtype, shape, tensor::contiguous_strides(shape), 0));
 }
 
 // Which product a registration runs.

@@ -150,10 +150,50 @@ std::shared_ptr<Storage> Storage::widen_on_access(const void* bf16, size_t count
   return storage;
 }
 
+std::shared_ptr<Storage> Storage::made_on_access(size_t bytes, std::shared_ptr<const ElementSource> source) {
+  if (!source) throw TensorError(ErrorKind::InvalidArgument, "made-on-access storage without a source");
+  std::shared_ptr<Storage> storage(new Storage(nullptr, bytes, false, nullptr));
+  storage->lazy_ = std::make_unique<WidenOnAccess>();
+  storage->lazy_->producer = std::move(source);
+  return storage;
+}
+
+void Storage::read(size_t begin, size_t count, size_t element, std::byte* out) const {
+  if (begin > bytes_ || count > bytes_ - begin) {
+    throw TensorError(ErrorKind::InvalidArgument, "storage read past its " + std::to_string(bytes_) + " bytes");
+  }
+  if (!unmade() || device_) {
+    std::memcpy(out, data() + begin, count);
+  } else if (lazy_->producer) {
+    lazy_->producer->read(begin, count, out);
+  } else {
+    // Widen-on-access: f32 elements from the bf16 ones, exactly.
+    if (element != sizeof(float) || begin % sizeof(float) != 0 || count % sizeof(float) != 0) {
+      throw TensorError(ErrorKind::InvalidArgument, "widen-on-access storage read in parts of f32 elements only");
+    }
+    const uint16_t* source = lazy_->source + begin / sizeof(float);
+    for (size_t i = 0; i < count / sizeof(float); ++i) {
+      const uint32_t bits = static_cast<uint32_t>(source[i]) << 16;
+      std::memcpy(out + i * sizeof(float), &bits, sizeof bits);
+    }
+  }
+}
+
 const std::byte* Storage::widened_data() const {
   WidenOnAccess& lazy = *lazy_;
   std::call_once(lazy.once, [&] {
     std::byte* memory = allocate_aligned(bytes_);
+    if (lazy.producer) {
+      try {
+        lazy.producer->read(0, bytes_, memory);
+      } catch (...) {
+        std::free(memory);
+        throw;
+      }
+      count_allocation(bytes_);
+      lazy.widened = memory;
+      return;
+    }
     float* out = reinterpret_cast<float*>(memory);
     const size_t count = bytes_ / sizeof(float);
     // bf16 -> f32 is exact: the bf16 bits are the high half of the f32's.

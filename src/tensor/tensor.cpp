@@ -3,7 +3,9 @@
 #include "linnet/tensor/tensor.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "dispatch.hpp"
 #include "linnet/tensor/kernels.hpp"
@@ -176,9 +178,79 @@ std::optional<Tensor> Tensor::try_view(const Shape& shape) const {
   return Tensor(storage_, dtype_, shape, std::move(new_strides), offset_);
 }
 
+namespace {
+
+// The elements of a view in row-major order, for storage made on access:
+// what a reshape of an unmade tensor that needs a copy holds.
+class ViewCopy final : public ElementSource {
+ public:
+  explicit ViewCopy(Tensor view) : view_(std::move(view)) {}
+  void read(size_t begin, size_t count, std::byte* out) const override {
+    const size_t element = view_.element_size();
+    view_.read_elements(static_cast<int64_t>(begin / element), static_cast<int64_t>(count / element), out);
+  }
+
+ private:
+  Tensor view_;
+};
+
+}  // namespace
+
 Tensor Tensor::reshape(const Shape& shape) const {
   if (auto view = try_view(shape)) return *view;
+  if (unmade()) {
+    check_shape(shape, "reshape");
+    auto storage = Storage::made_on_access(static_cast<size_t>(numel()) * element_size(),
+                                           std::make_shared<ViewCopy>(*this));
+    return Tensor(std::move(storage), dtype_, shape, contiguous_strides(shape), 0);
+  }
   return contiguous().reshape(shape);
+}
+
+void Tensor::read_elements(int64_t first, int64_t count, void* out) const {
+  if (first < 0 || count < 0 || first + count > numel()) {
+    throw TensorError(ErrorKind::IndexOutOfRange, "read_elements past the end of " + describe());
+  }
+  if (count == 0) return;
+  const size_t element = element_size();
+  auto* target = static_cast<std::byte*>(out);
+  if (is_contiguous()) {
+    storage_->read(static_cast<size_t>(offset_ + first) * element, static_cast<size_t>(count) * element, element,
+                   target);
+    return;
+  }
+  // Walk the row-major positions from `first`, a run along the last axis at
+  // a time (one storage read when that axis is dense, else one per element).
+  const int axes = rank();
+  std::vector<int64_t> index(static_cast<size_t>(axes), 0);
+  int64_t rest = first;
+  for (int axis = axes - 1; axis >= 0; --axis) {
+    index[static_cast<size_t>(axis)] = rest % shape_[static_cast<size_t>(axis)];
+    rest /= shape_[static_cast<size_t>(axis)];
+  }
+  const int64_t last_extent = shape_.back(), last_stride = strides_.back();
+  int64_t left = count;
+  while (left > 0) {
+    int64_t position = offset_;
+    for (int axis = 0; axis < axes; ++axis) position += index[static_cast<size_t>(axis)] * strides_[static_cast<size_t>(axis)];
+    const int64_t run = std::min(left, last_extent - index.back());
+    if (last_stride == 1) {
+      storage_->read(static_cast<size_t>(position) * element, static_cast<size_t>(run) * element, element, target);
+    } else {
+      for (int64_t i = 0; i < run; ++i) {
+        storage_->read(static_cast<size_t>(position + i * last_stride) * element, element, element,
+                       target + static_cast<size_t>(i) * element);
+      }
+    }
+    target += static_cast<size_t>(run) * element;
+    left -= run;
+    // The next run starts at the next position of the axes before the last.
+    index.back() = 0;
+    for (int axis = axes - 2; axis >= 0; --axis) {
+      if (++index[static_cast<size_t>(axis)] < shape_[static_cast<size_t>(axis)]) break;
+      index[static_cast<size_t>(axis)] = 0;
+    }
+  }
 }
 
 Tensor Tensor::permute(const std::vector<int>& order) const {

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "linnet/nest/generate.hpp"
+#include "linnet/nest/safetensors.hpp"
+#include "linnet/tensor/allocator.hpp"
 #include "linnet/nest/script.hpp"
 #include "linnet/nest/summary.hpp"
 #include "golden_cases.hpp"
@@ -94,6 +96,28 @@ TEST_CASE("forward reproduces the reference logits on every golden checkpoint", 
     // copies, matrices read as f32 where they are mapped.
     CHECK(run.session->load_counts().widened > 0);
     CHECK(run.session->load_counts().widen_on_access > 0);
+  }
+}
+
+TEST_CASE("GPT-OSS forward never makes its MXFP4 experts whole", "[nest][run][golden][mxfp4]") {
+  // forward takes the card's dense expert form: dequantize_mxfp4 of every
+  // expert, multiplied by `linear` (and reordered for the down projection).
+  // Its result is made on access and the products decode it a tile at a
+  // time, so no call holds one layer's experts dequantized.
+  for (const GoldenCase& golden_case : golden_cases()) {
+    if (golden_case.card != "gpt-oss-20b") continue;
+    GoldenRun run(golden_case);
+    const nest::SafetensorsFile file = nest::SafetensorsFile::open(golden_path(golden_case.golden) + "/model.safetensors");
+    const nest::TensorRecord* blocks = file.find("model.layers.0.mlp.experts.gate_up_proj_blocks");
+    REQUIRE(blocks != nullptr);
+    const size_t dequantized_f32 = blocks->bytes.size() * 2 * sizeof(float);  // two values per stored byte
+    tensor::reset_peak_bytes();
+    const size_t before = tensor::current_bytes();
+    const Tensor again = call(*run.session, "forward", {{"tokens", run.tokens}}).tensor();
+    // Made whole, one layer's gate and up experts (this size), its down
+    // experts (half) and their reordered copy (half) would be held at once.
+    CHECK(tensor::peak_bytes() - before < 2 * dequantized_f32);
+    CHECK(max_abs_difference(again, run.logits) == 0.0);
   }
 }
 

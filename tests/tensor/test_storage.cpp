@@ -1,10 +1,13 @@
 // Storage ownership, alignment, borrowed read-only memory, and the
 // current/peak byte accounting that `--stats` reports.
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <bit>
+#include <cstring>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "linnet/tensor/allocator.hpp"
 #include "tensor_test_util.hpp"
@@ -176,4 +179,63 @@ TEST_CASE("widen-on-access storage keeps its source alive and releases its copy"
   }
   CHECK(watch.expired());
   CHECK(current_bytes() == base);
+}
+
+namespace {
+
+// Element i is the f32 value i; counts the elements it is asked for.
+class Counting final : public linnet::tensor::ElementSource {
+ public:
+  mutable std::atomic<size_t> elements{0};
+  void read(size_t begin, size_t count, std::byte* out) const override {
+    for (size_t i = 0; i < count / sizeof(float); ++i) {
+      const float value = static_cast<float>(begin / sizeof(float) + i);
+      std::memcpy(out + i * sizeof(float), &value, sizeof value);
+    }
+    elements += count / sizeof(float);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("made-on-access storage reads ranges without making the whole", "[storage][on-access]") {
+  auto source = std::make_shared<Counting>();
+  const Shape shape{3, 4, 5};
+  auto storage = Storage::made_on_access(60 * sizeof(float), source);
+  const Tensor lazy = Tensor::from_storage(storage, DType::F32, shape, linnet::tensor::contiguous_strides(shape), 0);
+  const size_t base = current_bytes();
+  CHECK(lazy.unmade());
+  CHECK_FALSE(lazy.is_writable());
+
+  // A range of a contiguous view: only those elements are made.
+  std::vector<float> part(7);
+  lazy.select(0, 1).read_elements(3, 7, part.data());
+  CHECK(part == std::vector<float>{23, 24, 25, 26, 27, 28, 29});
+  CHECK(source->elements == 7);
+
+  // A reshape that needs a copy (of a permuted view) is made on access too,
+  // and reads through to the source a run at a time.
+  const Tensor reordered = lazy.permute({1, 0, 2}).reshape({4, 15});
+  CHECK(reordered.unmade());
+  CHECK(current_bytes() == base);
+  std::vector<float> row(15);
+  reordered.read_elements(15, 15, row.data());  // row 1: [1, e, :] for e = 0, 1, 2
+  CHECK(row == std::vector<float>{5, 6, 7, 8, 9, 25, 26, 27, 28, 29, 45, 46, 47, 48, 49});
+  // A strided inner axis reads element by element, with the same values.
+  std::vector<float> column(3);
+  lazy.permute({2, 1, 0}).select(0, 2).select(0, 1).read_elements(0, 3, column.data());
+  CHECK(column == std::vector<float>{7, 27, 47});
+  CHECK(storage->unmade());
+
+  // Reading data() makes the whole, once; ranges then come from the copy.
+  const std::vector<float> all = lazy.to_vector<float>();
+  CHECK_FALSE(lazy.unmade());
+  CHECK(current_bytes() == base + 60 * sizeof(float));
+  for (size_t i = 0; i < all.size(); ++i) CHECK(all[i] == static_cast<float>(i));
+  const size_t asked = source->elements;
+  lazy.read_elements(10, 5, part.data());
+  CHECK(source->elements == asked);
+  CHECK(part[0] == 10.0f);
+  CHECK(reordered.to_vector<float>().at(15) == 5.0f);
+  CHECK_THROWS_AS(lazy.read_elements(58, 5, part.data()), TensorError);
 }

@@ -17,6 +17,12 @@
 // the first time anything reads data(), and kept from then on. Kernels that
 // can multiply bf16 directly read bf16_source() instead and never make them,
 // so a large weight costs its stored size, not twice that.
+//
+// A fourth, more general kind is made on access from an ElementSource (a
+// dequantization of packed weights, a reordered copy of another such
+// storage): as above its bytes are made, once, the first time anything reads
+// data(), and kernels that can work a tile at a time call read() for just
+// the tiles they need instead, so the whole is never made.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +33,15 @@
 namespace linnet::tensor {
 
 class DeviceBackend;
+
+// What storage made on access makes its bytes from.
+class ElementSource {
+ public:
+  virtual ~ElementSource() = default;
+  // Writes the storage's bytes [begin, begin + count) into `out`. `begin`
+  // and `count` are whole elements. Safe to call from several threads at once.
+  virtual void read(size_t begin, size_t count, std::byte* out) const = 0;
+};
 
 class Storage {
  public:
@@ -48,6 +63,9 @@ class Storage {
   // as `keep_alive`), widened on first access (see above). Read-only.
   static std::shared_ptr<Storage> widen_on_access(const void* bf16, size_t count,
                                                   std::shared_ptr<const void> keep_alive);
+  // `bytes` bytes that `source` makes: all of them on the first data(), or
+  // any range through read() without making the rest (see above). Read-only.
+  static std::shared_ptr<Storage> made_on_access(size_t bytes, std::shared_ptr<const ElementSource> source);
 
   ~Storage();
   Storage(const Storage&) = delete;
@@ -71,6 +89,13 @@ class Storage {
   const std::shared_ptr<const void>& keep_alive() const { return keep_alive_; }
   // Whether widen-on-access storage has made its f32 copy yet.
   bool widened() const;
+  // Whether this storage makes its bytes on access (widen-on-access or
+  // made_on_access) and has not made them yet.
+  bool unmade() const { return lazy_ && lazy_->widened == nullptr; }
+  // Bytes [begin, begin + count) into `out`, without making the rest of
+  // unmade storage (its whole copy is used once it exists). Whole elements
+  // of the storage's element size `element`.
+  void read(size_t begin, size_t count, size_t element, std::byte* out) const;
 
   // --- Device copy ------------------------------------------------------------
 
@@ -90,7 +115,8 @@ class Storage {
  private:
   struct DeviceCopy;
   struct WidenOnAccess {
-    const uint16_t* source = nullptr;
+    const uint16_t* source = nullptr;                // widen-on-access: the bf16 elements
+    std::shared_ptr<const ElementSource> producer;   // made_on_access: what makes them
     std::once_flag once;
     std::byte* widened = nullptr;  // owned and counted once made
   };

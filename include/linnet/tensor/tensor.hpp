@@ -77,6 +77,14 @@ class Tensor {
   // reading does not widen; else nothing. Kernels that multiply bf16
   // weights directly use it.
   std::optional<Tensor> stored_bf16() const;
+  // Whether the storage makes its elements on access and has not made them
+  // yet (Storage::unmade): a kernel that can work a tile at a time should
+  // read its tiles with read_elements() rather than data().
+  bool unmade() const { return storage_ && storage_->unmade(); }
+  // Elements [first, first + count) of this tensor in row-major order,
+  // copied into `out` (count * element_size() bytes), without making the
+  // rest of unmade storage.
+  void read_elements(int64_t first, int64_t count, void* out) const;
 
   // Address of the element at index (0, ..., 0).
   const void* raw_data() const;
@@ -96,6 +104,8 @@ class Tensor {
 
   // A view with the same elements in row-major order and a new shape of the
   // same element count; copies only when the strides cannot express it.
+  // The copy of an unmade tensor is itself made on access (from this view),
+  // so reordering a dequantized weight does not make it.
   Tensor reshape(const Shape& shape) const;
   // The reshaped view when the strides allow one, else nullopt.
   std::optional<Tensor> try_view(const Shape& shape) const;
