@@ -162,3 +162,39 @@ TEST_CASE("linnet inspect --tokens and --ast", "[syntax][commands]") {
   CHECK(linnet(workspace, "inspect '" + file + "'").status == 2);
   CHECK(linnet(workspace, "inspect --tokens --ast '" + file + "'").status == 2);
 }
+
+TEST_CASE("linnet check --verbose lists every fact searched; the summary counts right", "[syntax][commands]") {
+  Workspace workspace;
+  const std::string file = workspace.write("facts.linnet", R"(module facts
+
+pub fn bad<H: Dim, N: Dim, A: Dim, B: Dim, C: Dim>(x: Tensor[H; f32]) -> Tensor[N, H / N; f32]
+where N > 0, A > 0, B > 0, C > 0, A > B {
+    return reshape(x, [N, H / N])
+}
+)");
+  const Run brief = linnet(workspace, "check '" + file + "'");
+  CHECK(brief.status == 1);
+  CHECK(brief.err.find("more (`linnet check --verbose` lists them)") != std::string::npos);
+  CHECK(brief.err.find("checked 1 module: 1 error, 0 warnings") != std::string::npos);
+  const Run verbose = linnet(workspace, "check --verbose '" + file + "'");
+  CHECK(verbose.status == 1);
+  CHECK(verbose.err.find("--verbose` lists them") == std::string::npos);
+  CHECK(verbose.err.find("`A > B`") != std::string::npos);
+}
+
+TEST_CASE("linnet check: an extra `}` is reported once, where the block closes early", "[syntax][commands]") {
+  Workspace workspace;
+  const std::string file = workspace.write("brace.linnet",
+                                           "module brace\n"
+                                           "fn f(x: f32) -> f32 {\n"
+                                           "    let y = x\n"
+                                           "    }\n"
+                                           "    return y\n"
+                                           "}\n");
+  const Run run = linnet(workspace, "check '" + file + "'");
+  CHECK(run.status == 1);
+  CHECK(run.err.find("error E1101: unexpected closing delimiter `}`") != std::string::npos);
+  CHECK(run.err.find("brace.linnet:6:1") != std::string::npos);
+  CHECK(run.err.find("...as it matches this one, indented differently") != std::string::npos);
+  CHECK(run.err.find("checked 1 module: 1 error, 0 warnings") != std::string::npos);
+}
