@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "checker_internal.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::check {
 
@@ -246,6 +247,85 @@ std::optional<DimExpr> solve_linear(const DimExpr& pattern, const std::string& s
   return std::nullopt;
 }
 
+// A method of a block (or a struct) written with too few generic arguments
+// (`sub norm: RmsNorm<H>`) gets the defaults for the rest (`T = bf16`). When
+// an argument does not fit, and would fit were those generics inferred from
+// the arguments instead, the missing argument is the mistake: it is reported
+// once, where the type is written, naming the parameter and the value the
+// uses want, instead of as a dtype or shape error at every call.
+bool blame_defaulted_generics(Checker::Impl& impl, const FunctionDecl& callee, const Type& instance,
+                              const Inference& before_arguments, const std::vector<const ast::Argument*>& assigned,
+                              const std::vector<TypePtr>& actual, std::size_t failed_argument, const char* code,
+                              const std::string& mismatch, Context& cx) {
+  if (instance.defaulted.empty() || !instance.block || !instance.written.valid()) return false;
+  // The defaulted generics become free: inferred like the method's own.
+  std::vector<GenericParamInfo> free_generics = callee.generics;
+  for (const GenericParamInfo& g : instance.block->generics) {
+    if (std::find(instance.defaulted.begin(), instance.defaulted.end(), g.name) != instance.defaulted.end()) {
+      free_generics.push_back(g);
+      free_generics.back().has_default = false;
+    }
+  }
+  Inference probe = before_arguments;
+  probe.generics = &free_generics;
+  for (const std::string& name : instance.defaulted) {
+    probe.bound.dims.erase(name);
+    probe.bound.packs.erase(name);
+    probe.bound.dtypes.erase(name);
+  }
+  for (std::size_t i = 0; i < assigned.size(); ++i) {
+    if (!assigned[i]) continue;
+    Unifier unifier(impl, cx, probe, i);
+    unifier.unify(callee.params[i].type, actual[i]);
+    if (unifier.mismatch.failed) return false;  // the default is not (only) to blame
+  }
+  // The written spelling with the inferred values appended; a default the
+  // uses do not constrain is spelled as its default.
+  const std::string& owner = instance.block->name;
+  std::string added;
+  std::vector<std::string> blamed;
+  for (const std::string& name : instance.defaulted) {
+    std::string value;
+    if (auto it = probe.bound.dtypes.find(name); it != probe.bound.dtypes.end()) value = it->second.to_string();
+    if (auto it = probe.bound.dims.find(name); it != probe.bound.dims.end()) value = it->second.to_string();
+    if (auto it = probe.bound.packs.find(name); it != probe.bound.packs.end()) value = shape_to_string(it->second);
+    if (value.empty()) {
+      for (const GenericParamInfo& g : instance.block->generics) {
+        if (g.name == name && g.default_arg) value = impl.text_of(g.default_arg->span);
+      }
+    } else {
+      blamed.push_back(name);
+    }
+    added += ", " + value;
+  }
+  std::string written = impl.text_of(instance.written);
+  const std::size_t open = written.find('<');
+  if (!written.empty() && written.back() == '>' && open != std::string::npos) {
+    written.insert(written.size() - 1, open + 2 == written.size() ? added.substr(2) : added);
+  } else {
+    written += "<" + added.substr(2) + ">";
+  }
+  const std::pair<uint32_t, uint32_t> key{instance.written.file, instance.written.begin};
+  if (!impl.defaults_blamed.insert(key).second) return true;  // reported at its first use
+  std::vector<std::string> defaults;
+  for (const std::string& name : blamed) {
+    for (const GenericParamInfo& g : instance.block->generics) {
+      if (g.name == name && g.default_arg) defaults.push_back("`" + name + " = " + impl.text_of(g.default_arg->span) + "`");
+    }
+  }
+  std::string left;
+  for (std::size_t i = 0; i < defaults.size(); ++i) left += (i ? ", " : "") + defaults[i];
+  impl.error(code,
+        quoted(impl.text_of(instance.written)) + " leaves " + syntax::quoted_list(blamed) + " of " + quoted(owner) +
+            " at " + (blamed.size() == 1 ? "its default" : "their defaults") + " (" + left + "), but a call of " +
+            quoted(callee.qualified_name()) + " needs another value",
+        instance.written)
+      .with_label(blamed.size() == 1 ? "a generic argument is missing" : "generic arguments are missing")
+      .also(assigned[failed_argument]->value->span, "argument " + quoted(callee.params[failed_argument].name) + " " + mismatch)
+      .with_help("pass " + std::string(blamed.size() == 1 ? "it" : "them") + ": `" + written + "`");
+  return true;
+}
+
 }  // namespace
 
 void Checker::Impl::record_call(const FunctionDecl& callee, Span span, Context& cx) {
@@ -345,11 +425,18 @@ TypePtr Checker::Impl::call_function(const ast::CallExpr& call, FunctionDecl& ca
   if (!ok || !callee.signature_ok) return error_type();
 
   // Inference and argument types.
+  const Inference before_arguments = inference;
   std::vector<std::pair<DTypeRef, std::pair<TypePtr, Span>>> literals;
   for (std::size_t i = 0; i < callee.params.size(); ++i) {
     if (!assigned[i]) continue;
     Unifier unifier(*this, cx, inference, i);
     unifier.unify(callee.params[i].type, actual[i]);
+    if (unifier.mismatch.failed && instance &&
+        blame_defaulted_generics(*this, callee, *instance, before_arguments, assigned, actual, i,
+                                 unifier.mismatch.code, unifier.mismatch.message, cx)) {
+      ok = false;
+      continue;
+    }
     if (unifier.mismatch.failed) {
       error(unifier.mismatch.code, "argument " + quoted(callee.params[i].name) + " of " + what + " " +
                                        unifier.mismatch.message,
@@ -394,8 +481,15 @@ TypePtr Checker::Impl::call_function(const ast::CallExpr& call, FunctionDecl& ca
       continue;
     }
     if (ok) {
+      // The generic arguments written, then every generic's name up to this one.
+      std::string spelled;
+      for (std::size_t i = 0; i < callee.generics.size(); ++i) {
+        const std::string value = i < call.generic_args.size() ? text_of(call.generic_args[i].span) : callee.generics[i].name;
+        spelled += (i ? ", " : "") + value;
+        if (callee.generics[i].name == g.name) break;
+      }
       error("E2110", "cannot infer the generic " + quoted(g.name) + " of " + what, call.span)
-          .with_help("write it out: `" + callee.name + "<...>(...)`");
+          .with_help("write it out: `" + callee.name + "<" + spelled + ">(...)`");
     }
     ok = false;
   }
@@ -583,7 +677,9 @@ TypePtr Checker::Impl::check_call(const ast::CallExpr& call, Context& cx) {
       error("E2127", quoted(name) + " is available only in a kernel", callee.span);
       return error_type();
     }
-    if (!was_imported(*cx.module, name)) error("E1201", "cannot find function " + quoted(name), callee.span);
+    if (!was_imported(*cx.module, name)) {
+      explain_unknown_name(error("E1201", "cannot find function " + quoted(name), callee.span), name, cx);
+    }
     return error_type();
   }
   if (const auto* member = callee.as<ast::MemberExpr>()) {

@@ -154,7 +154,7 @@ TypePtr Checker::Impl::check_name(const ast::NameExpr& expr, Context& cx) {
     return error_type();
   }
   if (!was_imported(*cx.module, name)) {
-    error("E1201", "cannot find " + quoted(name) + " in this scope", expr.span);
+    explain_unknown_name(error("E1201", "cannot find " + quoted(name) + " in this scope", expr.span), name, cx);
   }
   return error_type();
 }
@@ -331,13 +331,9 @@ bool Checker::Impl::broadcast(const Shape& a, const Shape& b, Shape& out, Span s
       d.note("right shape is " + shape_to_string(b));
       if (!cx.facts.empty() && cx.solver) {
         const ProofResult proof = cx.solver->prove_equal(x.dim, y.dim, Detail::Explained);
-        std::string facts = "facts searched: ";
-        for (std::size_t k = 0; k < proof.facts_searched.size(); ++k) facts += (k ? "; " : "") + proof.facts_searched[k];
-        d.note(facts);
-        d.with_help("add `where " + x.dim.to_string() + " == " + y.dim.to_string() + "`, or use one shared dimension parameter");
-      } else {
-        d.with_help("use one shared dimension parameter or add a `where` constraint");
+        d.note(facts_searched_note(proof.facts_searched));
       }
+      help_for_unequal(d, x.dim, y.dim, cx);
       return false;
     }
     --i;

@@ -102,11 +102,13 @@ struct NotationAccess {
     d.note(quoted(source) + " binds " + quoted(var.name) + " to " + second);
     if (!cx.facts.empty() && !var.is_pack && cx.solver) {
       const ProofResult proof = cx.solver->prove_equal(var.extent, axes.front().dim, Detail::Explained);
-      std::string facts = "facts searched: ";
-      for (std::size_t k = 0; k < proof.facts_searched.size(); ++k) facts += (k ? "; " : "") + proof.facts_searched[k];
-      d.note(facts);
+      d.note(impl.facts_searched_note(proof.facts_searched));
     }
-    d.with_help("use one shared dimension parameter or add a constraint that proves " + first + " == " + second);
+    if (var.is_pack) {
+      d.with_help("use one shared dimension parameter or add a constraint that proves " + first + " == " + second);
+    } else {
+      impl.help_for_unequal(d, var.extent, axes.front().dim, cx);
+    }
     return false;
   }
 

@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "checker_internal.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::check {
 
@@ -114,7 +115,14 @@ std::optional<Instance> Checker::Impl::instantiate(const InstantiateRequest& req
   if (!request.root.empty()) {
     Symbol symbol = module_symbol(scope, request.root);
     if (symbol.kind != Symbol::Kind::Block) {
-      error("E1201", "module " + quoted(scope.name) + " declares no block " + quoted(request.root), Span{})
+      std::vector<std::string> block_names;
+      for (const BlockDecl& block : blocks) {
+        if (block.module == &scope) block_names.push_back(block.name);
+      }
+      error("E1201",
+            "module " + quoted(scope.name) + " declares no block " + quoted(request.root) +
+                syntax::did_you_mean(request.root, block_names),
+            Span{})
           .note("the root named by " + origin);
       return std::nullopt;
     }
@@ -213,7 +221,8 @@ std::optional<Instance> Checker::Impl::instantiate(const InstantiateRequest& req
       }
       if (required) {
         error("E2110", "generic " + quoted(g.name) + " of " + owner + " has no value", g.span)
-            .with_help("bind it: `--bind " + g.name + "=...`, or in the card's [generics] table");
+            .with_help(request.card ? "bind it: `--bind " + g.name + "=...`, or in the card's [generics] table"
+                                    : "bind it: `--bind " + g.name + "=...`");
         ok = false;
       }
     }
@@ -368,8 +377,14 @@ std::optional<Instance> Checker::Impl::instantiate(const InstantiateRequest& req
     entries.push_back(&function);
   }
   if (!request.entry.empty() && entries.empty()) {
+    std::vector<std::string> entry_names;
+    for (const FunctionDecl& function : functions) {
+      if (!function.is_entry()) continue;
+      if (root ? function.block != root : (function.module != &scope || function.block != nullptr)) continue;
+      entry_names.push_back(function.name);
+    }
     error("E1201", (root ? quoted(root->name) : "module " + quoted(scope.name)) + " has no entry " +
-                       quoted(request.entry),
+                       quoted(request.entry) + syntax::did_you_mean_or_list(request.entry, entry_names, "entry", "entries"),
           Span{});
     return std::nullopt;
   }

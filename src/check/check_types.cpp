@@ -6,6 +6,7 @@
 #include "gcc_workarounds.hpp"  // first: see the file
 
 #include "checker_internal.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::check {
 
@@ -165,7 +166,7 @@ std::optional<GenericValue> Checker::Impl::resolve_generic_arg(const ast::Generi
             arg.span);
       return std::nullopt;
     }
-    if (!was_imported(*cx.module, name)) error("E1201", "cannot find " + quoted(name), arg.span);
+    if (!was_imported(*cx.module, name)) explain_unknown_name(error("E1201", "cannot find " + quoted(name), arg.span), name, cx);
     return std::nullopt;
   }
   error("E2111", "generic parameter " + quoted(param.name) + " takes a dimension, not " + quoted(text_of(arg.span)),
@@ -176,7 +177,8 @@ std::optional<GenericValue> Checker::Impl::resolve_generic_arg(const ast::Generi
 std::optional<Substitution> Checker::Impl::bind_explicit_generics(const std::vector<GenericParamInfo>& generics,
                                                                   const std::vector<ast::GenericArg>& args,
                                                                   Span span, const std::string& what,
-                                                                  Context& cx, bool require_all) {
+                                                                  Context& cx, bool require_all,
+                                                                  std::vector<std::string>* defaulted) {
   if (args.size() > generics.size()) {
     error("E2111",
           what + " takes " + std::to_string(generics.size()) + " generic argument" +
@@ -210,12 +212,36 @@ std::optional<Substitution> Checker::Impl::bind_explicit_generics(const std::vec
   }
   if (!ok) return std::nullopt;
   if (!require_all) return bound;
+  // Too few arguments: every parameter still missing a value is named at
+  // once, with the full spelling to write.
+  std::vector<std::string> missing;
+  std::size_t last_required = 0;
+  for (std::size_t i = args.size(); i < generics.size(); ++i) {
+    if (generics[i].has_default) continue;
+    missing.push_back(generics[i].name);
+    last_required = i;
+  }
+  if (!missing.empty()) {
+    std::string written = text_of(span);
+    std::string added;
+    for (std::size_t i = args.size(); i <= last_required; ++i) {
+      added += (added.empty() && args.empty() ? "" : ", ") + generics[i].name;
+    }
+    if (!written.empty() && written.back() == '>') {
+      written.insert(written.size() - 1, added);
+    } else {
+      written += "<" + added + ">";
+    }
+    error("E2111",
+          what + " is missing " + (missing.size() == 1 ? "a value for its generic parameter " : "values for its generic parameters ") +
+              syntax::quoted_list(missing),
+          span)
+        .with_help("write " + std::string(missing.size() == 1 ? "it" : "them") + " out: `" + written + "`");
+    return std::nullopt;
+  }
   for (std::size_t i = args.size(); i < generics.size(); ++i) {
     const GenericParamInfo& param = generics[i];
-    if (!param.has_default) {
-      error("E2111", what + " needs a value for its generic parameter " + quoted(param.name), span);
-      return std::nullopt;
-    }
+    if (defaulted) defaulted->push_back(param.name);
     // A default is written in the declaration's own generics.
     switch (param.default_value.kind) {
       case GenericValue::Kind::Dim: bound.dims[param.name] = param.default_value.dim.substitute(bound.dims); break;
@@ -362,7 +388,9 @@ TypePtr Checker::Impl::resolve_type(const ast::Type& type, Context& cx) {
     }
     std::optional<Symbol> found = find_symbol(head, cx);
     if (!found) {
-      if (!was_imported(*cx.module, head)) error("E1201", "cannot find type " + quoted(head), named.path.front().span);
+      if (!was_imported(*cx.module, head)) {
+        explain_unknown_name(error("E1201", "cannot find type " + quoted(head), named.path.front().span), head, cx);
+      }
       return error_type();
     }
     symbol = *found;
@@ -370,7 +398,9 @@ TypePtr Checker::Impl::resolve_type(const ast::Type& type, Context& cx) {
     // `module.Item`: the first segment names a module imported whole.
     std::optional<Symbol> found = find_symbol(head, cx);
     if (!found) {
-      if (!was_imported(*cx.module, head)) error("E1201", "cannot find " + quoted(head), named.path.front().span);
+      if (!was_imported(*cx.module, head)) {
+        explain_unknown_name(error("E1201", "cannot find " + quoted(head), named.path.front().span), head, cx);
+      }
       return error_type();
     }
     symbol = *found;
@@ -403,10 +433,13 @@ TypePtr Checker::Impl::resolve_type(const ast::Type& type, Context& cx) {
     case Symbol::Kind::Struct: {
       StructDecl& decl = *symbol.structure;
       resolve_struct(decl);
+      std::vector<std::string> defaulted;
       std::optional<Substitution> args =
-          bind_explicit_generics(decl.generics, named.generic_args, type.span, quoted(display), cx, true);
+          bind_explicit_generics(decl.generics, named.generic_args, type.span, quoted(display), cx, true, &defaulted);
       if (!args) return error_type();
       Type t;
+      t.defaulted = std::move(defaulted);
+      t.written = type.span;
       t.kind = TypeKind::Struct;
       t.structure = &decl;
       t.args = std::move(*args);
@@ -424,11 +457,14 @@ TypePtr Checker::Impl::resolve_type(const ast::Type& type, Context& cx) {
     case Symbol::Kind::Block: {
       BlockDecl& block = *symbol.block;
       resolve_block(block);
+      std::vector<std::string> defaulted;
       std::optional<Substitution> args =
-          bind_explicit_generics(block.generics, named.generic_args, type.span, quoted(display), cx, true);
+          bind_explicit_generics(block.generics, named.generic_args, type.span, quoted(display), cx, true, &defaulted);
       if (!args) return error_type();
       prove_instantiation(block.where, *args, type.span, quoted(display), cx);
       Type t;
+      t.defaulted = std::move(defaulted);
+      t.written = type.span;
       t.kind = TypeKind::Block;
       t.block = &block;
       t.args = std::move(*args);

@@ -5,6 +5,8 @@
 #include "linnet/check/checker.hpp"
 
 #include "checker_internal.hpp"
+#include "linnet/syntax/std_index.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::check {
 
@@ -15,6 +17,25 @@ Checker::Impl::Impl(const syntax::Program& program_, const syntax::SourceManager
 Diagnostic& Checker::Impl::error(const char* code, std::string message, Span span) {
   return diagnostics.error(code, std::move(message), span);
 }
+
+void Checker::Impl::explain_unknown_name(Diagnostic& d, const std::string& name, const Context& cx) {
+  if (!std_items) std_items = syntax::index_std_items(program.std_root());
+  if (auto it = std_items->find(name); it != std_items->end()) {
+    d.with_help("`" + name + "` is in the standard library: add `use " + it->second + "::{" + name + "}`");
+    return;
+  }
+  std::vector<std::string> in_scope;
+  for (const Local& local : cx.locals) in_scope.push_back(local.name);
+  for (const auto& [generic, info] : cx.generics) in_scope.push_back(generic);
+  if (cx.module) {
+    for (const auto& [symbol, found] : cx.module->symbols) in_scope.push_back(symbol);
+  }
+  if (std::optional<std::string> near = syntax::closest_name(name, in_scope)) {
+    d.with_help("did you mean `" + *near + "`?");
+  }
+}
+
+void Checker::set_verbose(bool verbose) { impl_->verbose = verbose; }
 
 std::string Checker::Impl::text_of(Span span) const {
   if (!span.valid() || span.file >= sources.size()) return {};

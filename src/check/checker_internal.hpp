@@ -136,6 +136,20 @@ struct Checker::Impl {
   Diagnostic& error(const char* code, std::string message, Span span);
   std::string text_of(Span span) const;  // the source text of a span
   std::string text_of(const ast::Expr& expr) const { return text_of(expr.span); }
+  // An unknown name's help: the `use` that brings it from the standard
+  // library, else the nearest name in scope (locals, generics, the module's).
+  void explain_unknown_name(Diagnostic& d, const std::string& name, const Context& cx);
+  bool verbose = false;  // every fact searched, in explain_failure
+  // "facts searched: ..." with the first few facts (all with --verbose).
+  std::string facts_searched_note(const std::vector<std::string>& facts) const;
+  // The help for two dimensions not proved equal: a `where` clause only
+  // when it can be the fix (not `Vocab == H`; see check_proofs.cpp).
+  void help_for_unequal(Diagnostic& diagnostic, const DimExpr& a, const DimExpr& b, Context& cx);
+  // Types written with too few generic arguments already reported, by the
+  // span's file and offset (blame_defaulted_generics).
+  std::set<std::pair<uint32_t, uint32_t>> defaults_blamed;
+  // The standard library's public names, read on the first unknown name.
+  std::optional<std::map<std::string, std::string>> std_items;
 
   // ---- declarations (check_declarations.cpp) ----------------------------
   void collect();
@@ -172,7 +186,8 @@ struct Checker::Impl {
   // Explicit arguments, then defaults, for a block, struct or alias.
   std::optional<Substitution> bind_explicit_generics(const std::vector<GenericParamInfo>& generics,
                                                      const std::vector<ast::GenericArg>& args, Span span,
-                                                     const std::string& what, Context& cx, bool require_all);
+                                                     const std::string& what, Context& cx, bool require_all,
+                                                     std::vector<std::string>* defaulted = nullptr);
   // Compile-time divisors must be positive (E2205); walks a DimExpr.
   void check_divisors(const DimExpr& dim, Span span, Context& cx);
   // A dimension proven negative is an error (E2208).

@@ -10,6 +10,8 @@
 
 #include <toml++/toml.h>
 
+#include "linnet/syntax/suggest.hpp"
+
 namespace linnet::check {
 
 namespace fs = std::filesystem;
@@ -102,6 +104,7 @@ DriverResult run_check(const syntax::Program& program, const syntax::SourceManag
   }
 
   Checker checker(program, sources, diagnostics);
+  checker.set_verbose(options.verbose);
   checker.check();
   result.functions_checked = checker.functions_checked();
   if (diagnostics.has_errors()) return result;
@@ -127,6 +130,7 @@ DriverResult run_check(const syntax::Program& program, const syntax::SourceManag
     for (const auto& [name, value] : card->check) request.bindings[name] = value;
     for (const auto& [name, value] : bound) request.bindings[name] = value;
     request.origin = bound.empty() ? "the card's nest.toml" : "the card's nest.toml and --bind";
+    request.card = true;
     if (std::optional<Instance> instance = checker.instantiate(request)) result.instances.push_back(std::move(*instance));
   }
   if (!any_card && (!options.root.empty() || !bound.empty() || !options.entry.empty())) {
@@ -152,9 +156,17 @@ DriverResult run_check(const syntax::Program& program, const syntax::SourceManag
       }
     }
     if (!chosen) {
+      std::vector<std::string> block_names;
+      for (const auto& module : program.modules()) {
+        if (!module->requested || !module->ast) continue;
+        for (const auto& item : module->ast->items) {
+          if (item && item->as<syntax::ast::BlockItem>()) block_names.push_back(item->name.text);
+        }
+      }
       diagnostics.error("E1201",
                         options.root.empty() ? "no module given declares a block or an entry to instantiate"
-                                             : "no module given declares a block `" + options.root + "`",
+                                             : "no module given declares a block `" + options.root + "`" +
+                                                   syntax::did_you_mean(options.root, block_names),
                         syntax::Span{});
       return result;
     }

@@ -126,6 +126,8 @@ void add_check_command(CLI::App& app, CommandContext& context) {
       "check", "check .linnet files, package or card directories, or folders of .linnet files, with their imports");
   command->add_flag("--json", options->json, "print one JSON diagnostics document on stdout instead of text");
   command->add_flag("--strict", options->strict, "fail on warnings too");
+  command->add_flag("--verbose", options->instantiate.verbose,
+                    "list every fact searched when a shape relation cannot be proved (default: the first three)");
   command->add_option("--root", options->instantiate.root, "the root block to instantiate (default: the card's, or the only block with entries)");
   command->add_option("--entry", options->instantiate.entry, "print only this entry's signature");
   command->add_option("--bind", options->instantiate.bindings, "a generic's value, NAME=VALUE (packs: S=2,3); repeatable")

@@ -64,11 +64,14 @@ RunTarget run_target(const std::string& path) {
   return RunTarget::Neither;
 }
 
-// "`prog.linnet` has entries a, b; pass --entry NAME".
+// "`prog` has entries `a` and `b`; pass --entry NAME".
 std::string entries_hint(const nest::Session& session) {
-  std::string names;
-  for (const std::string& name : session.root().entry_names()) names += (names.empty() ? "" : ", ") + name;
-  return "`" + session.root().qualified_name + "` has entries " + names + "; pass --entry NAME";
+  const std::vector<std::string> names = session.root().entry_names();
+  if (names.size() == 1) {
+    return "`" + session.root().qualified_name + "` has one entry, `" + names.front() + "`; pass --entry " +
+           names.front();
+  }
+  return "`" + session.root().qualified_name + "` has entries " + syntax::quoted_list(names) + "; pass --entry NAME";
 }
 
 // The flag that gave input `name`, as typed (a long value cut short):
@@ -175,11 +178,8 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   }
   if (options.script.empty() && session.root().entry(entry) == nullptr) {
     // An entry named on the command line that the root lacks is a command-line mistake.
-    std::string names;
-    for (const std::string& name : session.root().entry_names()) names += (names.empty() ? "" : ", ") + name;
     std::cerr << "error: --entry `" << entry << "`: `" << session.root().qualified_name << "` has no entry `" << entry
-              << "`" << syntax::did_you_mean(entry, session.root().entry_names()) << "; its entries are " << names
-              << '\n';
+              << "`" << syntax::did_you_mean_or_list(entry, session.root().entry_names(), "entry", "entries") << '\n';
     return 2;
   }
   std::cout << nest::describe_load(session);

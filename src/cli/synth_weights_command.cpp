@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "linnet/nest/summary.hpp"
 #include "linnet/nest/synth_weights.hpp"
+#include "linnet/syntax/suggest.hpp"
 #include "run_support.hpp"
 
 namespace linnet::cli {
@@ -40,7 +41,7 @@ int run_synth_weights(const SynthOptions& options, const CommandContext& context
                                                           session.instance_generics(), dtype, session.card().name,
                                                           options.seed);
     nest::write_synth_weights(plan, options.out, options.seed);
-    std::cout << "wrote " << plan.tensors.size() << " tensors (" << nest::format_bytes(static_cast<double>(plan.byte_size())) << ") to `"
+    std::cout << "wrote " << syntax::count_of(plan.tensors.size(), "tensor", "tensors") << " (" << nest::format_bytes(static_cast<double>(plan.byte_size())) << ") to `"
               << options.out << "/model.safetensors` and its config.json, seed " << options.seed << "\n";
   } catch (const nest::SynthError& error) {
     std::cerr << "error: " << error.what() << "\n";

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "evaluator.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::eval {
 
@@ -167,7 +168,7 @@ Value Evaluator::index_value(const Value& object, const ast::IndexExpr& expr, Fr
   if (ellipses > 1) fail(codes::invalid_slice, "`...` may appear once in an index", expr.span);
   if (explicit_count > rank) {
     fail(codes::rank_mismatch,
-         std::to_string(explicit_count) + " indices for `" + name + "`, which has rank " + std::to_string(rank),
+         syntax::count_of(static_cast<std::size_t>(explicit_count), "index", "indices") + " for `" + name + "`, which has rank " + std::to_string(rank),
          expr.span, {"`" + name + "` is " + x.describe()});
   }
   // `position` is where the next original axis now sits in the result.
@@ -269,7 +270,7 @@ Indexed Evaluator::index_access(const Value& object, const ast::IndexExpr& expr,
   const int pack_length = rank - fixed;
   if (pack_length < 0 || (packs == 0 && pack_length != 0)) {
     fail(codes::rank_mismatch,
-         "index notation must index every axis of `" + name + "`: " + std::to_string(fixed) + " indices for rank " +
+         "index notation must index every axis of `" + name + "`: " + syntax::count_of(static_cast<std::size_t>(std::max(fixed, 0)), "index", "indices") + " for rank " +
              std::to_string(rank),
          expr.span, {"`" + name + "` is " + x.describe()});
   }

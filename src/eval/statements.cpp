@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "evaluator.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::eval {
 
@@ -77,7 +78,7 @@ void Evaluator::bind_pattern(const ast::Pattern& pattern, const Value& value, Fr
       const auto& elements = pattern.cast<ast::TuplePattern>().elements;
       if (value.kind() != Value::Kind::Tuple || value.elements().size() != elements.size()) {
         fail(codes::invalid_pattern,
-             "a pattern of " + std::to_string(elements.size()) + " elements cannot take " + value.describe(),
+             "a pattern of " + syntax::count_of(elements.size(), "element", "elements") + " cannot take " + value.describe(),
              pattern.span);
       }
       for (size_t i = 0; i < elements.size(); ++i) bind_pattern(*elements[i], value.elements()[i], frame, is_var);
@@ -230,7 +231,7 @@ void Evaluator::exec_while(const ast::WhileStmt& stmt, Frame& frame) {
     progress.step(iterations);
     if (++iterations > options.max_loop_iterations) {
       fail(codes::resource_limit,
-           "this `while` loop ran " + std::to_string(options.max_loop_iterations) + " iterations without stopping",
+           "this `while` loop ran " + syntax::count_of(static_cast<std::size_t>(options.max_loop_iterations), "iteration", "iterations") + " without stopping",
            stmt.condition->span);
     }
     ScopeGuard scope(frame);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "evaluator.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::eval {
 
@@ -627,7 +628,7 @@ Evaluator::Mismatch Evaluator::fits(const ast::Type& type, const Value& value, F
       const auto& array = type.cast<ast::ArrayType>();
       const int64_t length = eval_int(*array.length, frame, "an array length");
       if (value.kind() != Value::Kind::BlockArray || static_cast<int64_t>(value.blocks().size()) != length) {
-        why = "expected an array of " + std::to_string(length) + " blocks";
+        why = "expected an array of " + syntax::count_of(static_cast<std::size_t>(std::max<int64_t>(length, 0)), "block", "blocks");
         return Mismatch::Other;
       }
       return Mismatch::None;

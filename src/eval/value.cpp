@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "linnet/syntax/package.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::eval {
 
@@ -270,7 +271,7 @@ std::string Value::describe() const {
     case Kind::Enum:
       return enum_item_->name.text + "." + enum_item_->variants[static_cast<size_t>(variant_)].text;
     case Kind::Block: return "block " + (block_ ? block_->describe() : std::string("?"));
-    case Kind::BlockArray: return "array of " + std::to_string(blocks_.size()) + " blocks";
+    case Kind::BlockArray: return "array of " + syntax::count_of(blocks_.size(), "block", "blocks");
     case Kind::Shape: return "shape " + tensor::shape_to_string(shape_);
     case Kind::String: return "string";
   }

@@ -135,7 +135,15 @@ std::optional<RootBlock> find_root_block(const syntax::Program& program, const s
       return std::nullopt;
     }
   }
-  why = "the program declares no block `" + name + "`";
+  // A misspelled root: the nearest block name among the program's modules.
+  std::vector<std::string> block_names;
+  for (const auto& module : program.modules()) {
+    if (!module_name.empty() && module->name != module_name) continue;
+    for (const auto& [item_name, item] : module->items) {
+      if (item != nullptr && item->as<ast::BlockItem>() != nullptr) block_names.push_back(item_name);
+    }
+  }
+  why = "the program declares no block `" + name + "`" + syntax::did_you_mean(block_name, block_names);
   return std::nullopt;
 }
 
@@ -169,7 +177,9 @@ std::optional<RootBlock> find_module_entries(const syntax::Program& program, std
   if (!root.entries.empty()) return root;
   why = "the program has no module-level entries";
   if (!blocks_with_entries.empty()) {
-    why += "; its blocks with entries are " + join(blocks_with_entries) + ": name one with --root BLOCK";
+    why += blocks_with_entries.size() == 1
+               ? "; its block with entries is " + blocks_with_entries.front() + ": name it with --root BLOCK"
+               : "; its blocks with entries are " + join(blocks_with_entries) + ": name one with --root BLOCK";
   }
   return std::nullopt;
 }
@@ -289,7 +299,8 @@ std::optional<BoundGenerics> bind_generics(const RootBlock& root, const Card& ca
         for (const ast::GenericParam& generic : entry->generics) entry_generics.insert(generic.name.text);
       }
       if (!entry_generics.empty()) {
-        error.note("its entries have generics " + join({entry_generics.begin(), entry_generics.end()}));
+        error.note(std::string(entry_generics.size() == 1 ? "its entries have the generic " : "its entries have generics ") +
+                   join({entry_generics.begin(), entry_generics.end()}));
       }
       continue;
     }

@@ -339,10 +339,8 @@ bool Session::load_checkpoint() {
 std::vector<InputSlot> Session::slots(const std::string& entry) const {
   const syntax::ast::FunctionItem* item = root_->entry(entry);
   if (item == nullptr) {
-    std::string names;
-    for (const std::string& name : root_->entry_names()) names += (names.empty() ? "" : ", ") + name;
     std::string message = "`" + root_->qualified_name + "` has no entry `" + entry + "`" +
-                          syntax::did_you_mean(entry, root_->entry_names()) + "; its entries are " + names;
+                          syntax::did_you_mean_or_list(entry, root_->entry_names(), "entry", "entries");
     if (!is_card() && root_->block == nullptr) message += " (a block's entry runs with --root BLOCK)";
     throw InputError(message);
   }

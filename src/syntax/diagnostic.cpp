@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "linnet/syntax/suggest.hpp"
+
 namespace linnet::syntax {
 
 Diagnostic error(std::string code, std::string message, Span span) {
@@ -161,7 +163,7 @@ std::string render_text(const Diagnostics& diagnostics, const SourceManager& sou
   }
   if (diagnostics.suppressed() > 0) {
     if (!text.empty()) text += '\n';
-    text += "note: " + std::to_string(diagnostics.suppressed()) + " further errors were not shown\n";
+    text += "note: " + count_of(diagnostics.suppressed(), "further error was", "further errors were") + " not shown\n";
   }
   return text;
 }

@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "linnet/syntax/parser.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::syntax {
 
@@ -68,6 +69,42 @@ std::string first_module_in(const fs::path& folder) {
   return files.empty() ? std::string("module") : files.front().string();
 }
 
+// For a module file that does not exist: the same `use` path with its first
+// segment that names nothing on disk replaced by the nearest name that does
+// (a folder for an inner segment, a module file for the last), or "".
+// `path_offset` is the index of the `use` segment that the first component of
+// `file` below `base` stands for.
+std::string nearest_module_path(const fs::path& base, const fs::path& file, const std::vector<ast::Ident>& path,
+                                size_t path_offset) {
+  std::error_code ec;
+  fs::path at = base;
+  const fs::path relative = file.lexically_relative(base);
+  size_t segment = path_offset;
+  for (auto part = relative.begin(); part != relative.end() && segment < path.size(); ++part, ++segment) {
+    const bool last = std::next(part) == relative.end();
+    const fs::path next = at / *part;
+    if (last ? fs::is_regular_file(next, ec) : fs::is_directory(next, ec)) {
+      at = next;
+      continue;
+    }
+    std::vector<std::string> names;
+    for (fs::directory_iterator it(at, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      if (last && it->is_regular_file(ec) && it->path().extension() == ".linnet") names.push_back(it->path().stem());
+      if (!last && it->is_directory(ec)) names.push_back(it->path().filename());
+    }
+    std::sort(names.begin(), names.end());
+    const std::optional<std::string> found = closest_name(path[segment].text, names);
+    if (!found) return "";
+    std::vector<std::string> spelled;
+    for (const ast::Ident& ident : path) spelled.push_back(ident.text);
+    spelled[segment] = *found;
+    std::string joined;
+    for (const std::string& name : spelled) joined += (joined.empty() ? "" : ".") + name;
+    return joined;
+  }
+  return "";
+}
+
 // `crate.a.b` / `dep.a.b` -> `<root>/src/a/b.linnet`; the bare namespace is lib.linnet.
 fs::path package_module_file(const std::string& root, const std::vector<ast::Ident>& path) {
   fs::path file = fs::path(root) / "src";
@@ -85,6 +122,7 @@ class ProgramLoader {
       : sources_(sources), options_(options), diagnostics_(diagnostics), program_(std::make_unique<Program>()) {
     std::error_code ec;
     if (!options.std_dir.empty() && fs::is_directory(options.std_dir, ec)) std_root_ = canonical_string(options.std_dir);
+    program_->std_root_ = std_root_;
   }
 
   std::unique_ptr<Program> run() {
@@ -232,6 +270,7 @@ class ProgramLoader {
     const std::string& head = use.path.front().text;
     std::error_code ec;
     fs::path file;
+    fs::path base;  // the folder the path's second segment is looked up in
     if (head == "std") {
       if (use.path.size() == 1) {
         not_found(use).with_help("`std` is the standard library's namespace; import one of its modules, such as "
@@ -245,6 +284,7 @@ class ProgramLoader {
         return std::nullopt;
       }
       file = fs::path(std_root_);
+      base = file;
       for (size_t i = 1; i < use.path.size(); ++i) file /= use.path[i].text;
       file += ".linnet";
     } else if (from.is_std) {
@@ -258,8 +298,10 @@ class ProgramLoader {
       const Package& package = program_->packages_[static_cast<size_t>(from.package)];
       if (head == "crate") {
         file = package_module_file(package.root, use.path);
+        base = fs::path(package.root) / "src";
       } else if (const auto dependency = package.dependencies.find(head); dependency != package.dependencies.end()) {
         file = package_module_file(dependency->second, use.path);
+        base = fs::path(dependency->second) / "src";
       } else {
         not_found(use)
             .note("`" + head + "` is not `std`, `crate`, or a dependency declared in " +
@@ -271,6 +313,9 @@ class ProgramLoader {
     if (!fs::is_regular_file(file, ec)) {
       Diagnostic& d = not_found(use);
       d.with_label("no such module").note("looked for `" + file.lexically_normal().string() + "`");
+      // `std.nn.nrom`: the nearest module that exists, segment by segment.
+      const std::string nearest = nearest_module_path(base.lexically_normal(), file.lexically_normal(), use.path, 1);
+      if (!nearest.empty()) d.with_help("did you mean `" + nearest + "`?");
       fs::path folder = file;
       folder.replace_extension();
       if (fs::is_directory(folder, ec)) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "delimiters.hpp"
 #include "parser_internal.hpp"
 
 namespace linnet::syntax {
@@ -30,9 +31,14 @@ bool is_store_word(std::string_view word) {
 
 Parser::Parser(const SourceManager& sources, uint32_t file_id, Diagnostics& diagnostics)
     : sources_(sources), file_(file_id), diagnostics_(diagnostics) {
+  const std::size_t errors_before = diagnostics.error_count() + diagnostics.suppressed();
   LexResult lexed = lex(sources, file_id, diagnostics);
   tokens_ = std::move(lexed.tokens);
   comments_ = std::move(lexed.comments);
+  // Brackets are matched first, unless the lexer already failed (an
+  // unterminated comment or string swallows brackets of its own).
+  const bool lexed_cleanly = diagnostics.error_count() + diagnostics.suppressed() == errors_before;
+  if (lexed_cleanly && !check_delimiters(tokens_, sources.file(file_id), diagnostics)) unbalanced_ = true;
   compute_angle_matches();
 }
 
@@ -59,7 +65,7 @@ Span Parser::span_from(uint32_t begin) const { return Span{file_, begin, std::ma
 
 Diagnostic* Parser::error_at(Span where, std::string message, const char* code) {
   ++errors_;
-  if (abandoned_ || pos_ == last_error_token_) return nullptr;
+  if (abandoned_ || unbalanced_ || pos_ == last_error_token_) return nullptr;
   last_error_token_ = pos_;
   return &diagnostics_.error(code, std::move(message), where);
 }

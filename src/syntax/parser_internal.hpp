@@ -174,6 +174,7 @@ class Parser {
   uint32_t previous_end_ = 0;  // end offset of the last consumed token
   uint32_t depth_ = 0;
   bool abandoned_ = false;     // the nesting limit was hit: the rest of the file is skipped, unreported
+  bool unbalanced_ = false;    // brackets do not match (reported once, before parsing): parse errors are not reported
   size_t errors_ = 0;          // every error, reported or suppressed: a production failed if it grew
   size_t last_error_token_ = static_cast<size_t>(-1);
 };

@@ -60,4 +60,25 @@ std::string did_you_mean(std::string_view wrong, const std::vector<std::string>&
   return found ? "; did you mean `" + *found + "`?" : "";
 }
 
+std::string did_you_mean_or_list(std::string_view wrong, const std::vector<std::string>& candidates,
+                                 std::string_view singular, std::string_view plural) {
+  if (std::optional<std::string> found = closest_name(wrong, candidates)) return "; did you mean `" + *found + "`?";
+  if (candidates.empty()) return "; it has no " + std::string(plural);
+  if (candidates.size() == 1) return "; its only " + std::string(singular) + " is `" + candidates.front() + "`";
+  return "; its " + std::string(plural) + " are " + quoted_list(candidates);
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " and " : ", ";
+    out += "`" + names[i] + "`";
+  }
+  return out;
+}
+
+std::string count_of(std::size_t count, std::string_view singular, std::string_view plural) {
+  return std::to_string(count) + " " + std::string(count == 1 ? singular : plural);
+}
+
 }  // namespace linnet::syntax

@@ -198,7 +198,7 @@ TEST_CASE("linnet run PROGRAM: mistakes are diagnostics", "[cli][run][program]")
   SECTION("no --entry: the entries are listed") {
     const cli_test::Outcome outcome = run_linnet({"run", plain});
     CHECK(outcome.status == 1);
-    CHECK(contains(outcome.err, "`demo.plain` has entries scale_rows, echo; pass --entry NAME"));
+    CHECK(contains(outcome.err, "`demo.plain` has entries `scale_rows` and `echo`; pass --entry NAME"));
   }
   SECTION("block entries without --root: the blocks are named") {
     const cli_test::Outcome outcome = run_linnet({"run", blocks, "--entry", "add"});
@@ -211,6 +211,16 @@ TEST_CASE("linnet run PROGRAM: mistakes are diagnostics", "[cli][run][program]")
     const cli_test::Outcome outcome = run_linnet({"run", blocks, "--root", "Accumulator", "--entry", "add"});
     CHECK(outcome.status == 1);
     CHECK(contains(outcome.err, "`demo.blocks::Accumulator` needs a value for generic `N`"));
+  }
+  SECTION("misspelled --entry and --root get the nearest name") {
+    const cli_test::Outcome entry = run_linnet({"run", plain, "--entry", "scale_row"});
+    CHECK(entry.status == 2);
+    CHECK(contains(entry.err, "has no entry `scale_row`; did you mean `scale_rows`?"));
+    const cli_test::Outcome root = run_linnet({"run", blocks, "--root", "Scaeld"});
+    CHECK(contains(root.err, "the program declares no block `Scaeld`; did you mean `Scaled`?"));
+    // Messages about a plain program never mention cards or nest.toml.
+    CHECK_FALSE(contains(entry.err + root.err, "nest.toml"));
+    CHECK_FALSE(contains(entry.err + root.err, "card"));
   }
   SECTION("command-line mistakes") {
     CHECK(run_linnet({"run", scratch.write("notes.txt", "hello")}).status == 2);

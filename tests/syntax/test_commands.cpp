@@ -90,9 +90,9 @@ TEST_CASE("linnet check: errors exit 1 with text on stderr", "[syntax][commands]
   const Run run = linnet(workspace, "check '" + file + "'");
   CHECK(run.status == 1);
   CHECK(run.out.empty());
-  CHECK(run.err.find("error E1101: expected a parameter name") != std::string::npos);
+  CHECK(run.err.find("error E1101: unclosed delimiter `(`") != std::string::npos);
   CHECK(run.err.find("error E1202: cannot find module `std.nn.linear`") != std::string::npos);
-  CHECK(run.err.find("bad.linnet:3:7") != std::string::npos);
+  CHECK(run.err.find("bad.linnet:3:5") != std::string::npos);
 }
 
 TEST_CASE("linnet check --json prints one document on stdout", "[syntax][commands]") {
@@ -161,4 +161,40 @@ TEST_CASE("linnet inspect --tokens and --ast", "[syntax][commands]") {
 
   CHECK(linnet(workspace, "inspect '" + file + "'").status == 2);
   CHECK(linnet(workspace, "inspect --tokens --ast '" + file + "'").status == 2);
+}
+
+TEST_CASE("linnet check --verbose lists every fact searched; the summary counts right", "[syntax][commands]") {
+  Workspace workspace;
+  const std::string file = workspace.write("facts.linnet", R"(module facts
+
+pub fn bad<H: Dim, N: Dim, A: Dim, B: Dim, C: Dim>(x: Tensor[H; f32]) -> Tensor[N, H / N; f32]
+where N > 0, A > 0, B > 0, C > 0, A > B {
+    return reshape(x, [N, H / N])
+}
+)");
+  const Run brief = linnet(workspace, "check '" + file + "'");
+  CHECK(brief.status == 1);
+  CHECK(brief.err.find("more (`linnet check --verbose` lists them)") != std::string::npos);
+  CHECK(brief.err.find("checked 1 module: 1 error, 0 warnings") != std::string::npos);
+  const Run verbose = linnet(workspace, "check --verbose '" + file + "'");
+  CHECK(verbose.status == 1);
+  CHECK(verbose.err.find("--verbose` lists them") == std::string::npos);
+  CHECK(verbose.err.find("`A > B`") != std::string::npos);
+}
+
+TEST_CASE("linnet check: an extra `}` is reported once, where the block closes early", "[syntax][commands]") {
+  Workspace workspace;
+  const std::string file = workspace.write("brace.linnet",
+                                           "module brace\n"
+                                           "fn f(x: f32) -> f32 {\n"
+                                           "    let y = x\n"
+                                           "    }\n"
+                                           "    return y\n"
+                                           "}\n");
+  const Run run = linnet(workspace, "check '" + file + "'");
+  CHECK(run.status == 1);
+  CHECK(run.err.find("error E1101: unexpected closing delimiter `}`") != std::string::npos);
+  CHECK(run.err.find("brace.linnet:6:1") != std::string::npos);
+  CHECK(run.err.find("...as it matches this one, indented differently") != std::string::npos);
+  CHECK(run.err.find("checked 1 module: 1 error, 0 warnings") != std::string::npos);
 }

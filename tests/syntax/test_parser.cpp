@@ -593,7 +593,7 @@ TEST_CASE("recovery reports several errors", "[syntax][parser]") {
   const auto parsed = parse(
       "module m\n"
       "fn a() {\n"
-      "    let x = (1 +\n"
+      "    let x = (1 + )\n"
       "    let y = 2\n"
       "    foo(y)\n"
       "}\n"

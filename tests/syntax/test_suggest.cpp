@@ -30,3 +30,15 @@ TEST_CASE("closest_name suggests slips, never far or very short names", "[syntax
   CHECK(did_you_mean("forwrd", {"forward", "decode"}) == "; did you mean `forward`?");
   CHECK(did_you_mean("zzz", {"forward"}).empty());
 }
+
+TEST_CASE("suggestions fall back to the choices, counted right", "[syntax][suggest]") {
+  CHECK(linnet::syntax::did_you_mean_or_list("forwrd", {"forward", "decode"}, "entry", "entries") == "; did you mean `forward`?");
+  CHECK(linnet::syntax::did_you_mean_or_list("zzz", {"forward"}, "entry", "entries") == "; its only entry is `forward`");
+  CHECK(linnet::syntax::did_you_mean_or_list("zzz", {"prefill", "decode"}, "entry", "entries") ==
+        "; its entries are `prefill` and `decode`");
+  CHECK(linnet::syntax::did_you_mean_or_list("zzz", {}, "entry", "entries") == "; it has no entries");
+  CHECK(linnet::syntax::quoted_list({"a", "b", "c"}) == "`a`, `b` and `c`");
+  CHECK(linnet::syntax::count_of(1, "error", "errors") == "1 error");
+  CHECK(linnet::syntax::count_of(0, "error", "errors") == "0 errors");
+  CHECK(linnet::syntax::count_of(2, "index", "indices") == "2 indices");
+}

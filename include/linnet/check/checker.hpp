@@ -35,6 +35,7 @@ struct InstantiateRequest {
   // Entries take theirs from the same map (the card's [check] table).
   std::map<std::string, std::string, std::less<>> bindings;
   std::string origin;  // where the bindings came from, for messages ("nest.toml")
+  bool card = false;   // a card's root (messages may then point at nest.toml); else a plain program
 };
 
 struct EntrySignature {
@@ -58,6 +59,9 @@ class Checker {
   // Checks every module of the program. Safe on a program with load errors:
   // names that failed to import are not reported again.
   void check();
+  // List every fact searched when a shape relation cannot be proved (the
+  // default lists a few and counts the rest).
+  void set_verbose(bool verbose);
   // W1001-W1003, for a program `check` found no errors in (spec 12.3).
   void lint();
   // Binds a root block concretely. Returns nullopt (with diagnostics) when

@@ -37,6 +37,7 @@ struct DriverOptions {
   // --bind K=V, in order; later ones win. Packs: `S=2,3`, or `S=` for none.
   std::vector<std::string> bindings;
   bool lint = true;
+  bool verbose = false;  // --verbose: every fact searched in a failed proof, not only the first few
 };
 
 struct DriverResult {

@@ -108,6 +108,11 @@ struct Type {
   const StructDecl* structure = nullptr;   // Struct
   const EnumDecl* enumeration = nullptr;   // Enum
   Substitution args;               // Block, Struct: the generic arguments
+  // Block, Struct: the generics left to their defaults where the type is
+  // written (`RmsNorm<H>` leaves `T`), and that spelling's span, so that a
+  // use the default does not fit is reported there.
+  std::vector<std::string> defaulted;
+  syntax::Span written;
   DimExpr length;                  // BlockArray
   Contextual contextual = Contextual::No;  // Scalar
   std::optional<DimExpr> value;    // Scalar: a compile-time integer's value

@@ -85,9 +85,12 @@ class Program {
   const Module* module_of_file(uint32_t file_id) const;
   // The module with this canonical file path, or nullptr.
   const Module* module_at(const std::string& canonical_path) const;
+  // The standard library's directory (canonical), or "" when none is set.
+  const std::string& std_root() const { return std_root_; }
 
  private:
   friend class ProgramLoader;
+  std::string std_root_;
   std::vector<std::unique_ptr<Module>> modules_;
   std::vector<Package> packages_;
   std::map<std::string, int> by_path_;
