@@ -10,6 +10,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "linnet/tensor/allocator.hpp"
 #include "linnet/tensor/device.hpp"
@@ -39,14 +40,71 @@ void count_release(size_t bytes) { g_current_bytes.fetch_sub(bytes); }
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kHugePageThreshold = size_t{4} << 20;
 
-std::byte* allocate_aligned(size_t bytes) {
-  const size_t alignment = bytes >= kHugePageThreshold ? kHugePage : Storage::kAlignment;
-  // aligned_alloc wants a size that is a multiple of the alignment; never 0.
+// Freed large blocks kept for the next allocation of the same size. The
+// allocator hands blocks this large straight back to the kernel, and a
+// fresh block costs page faults and the kernel's zeroing of every page on
+// first touch: in a 512-token forward, where each op's result is a new
+// block of the same few sizes layer after layer, that was about a fifth of
+// the time. At most kBlockCacheBytes are kept; a block that does not fit is
+// freed.
+constexpr size_t kBlockCacheBytes = size_t{256} << 20;
+
+class BlockCache {
+ public:
+  std::byte* take(size_t rounded) {
+    std::lock_guard lock(mutex_);
+    for (size_t i = blocks_.size(); i-- > 0;) {
+      if (blocks_[i].bytes != rounded) continue;
+      std::byte* memory = blocks_[i].memory;
+      blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+      held_ -= rounded;
+      return memory;
+    }
+    return nullptr;
+  }
+  // Whether the cache kept `memory`; the caller frees it otherwise.
+  bool keep(std::byte* memory, size_t rounded) {
+    std::lock_guard lock(mutex_);
+    if (held_ + rounded > kBlockCacheBytes) return false;
+    blocks_.push_back({memory, rounded});
+    held_ += rounded;
+    return true;
+  }
+
+ private:
+  struct Block {
+    std::byte* memory;
+    size_t bytes;
+  };
+  std::mutex mutex_;
+  std::vector<Block> blocks_;
+  size_t held_ = 0;
+};
+
+// Never destroyed: storage may be released by static destructors.
+BlockCache& block_cache() {
+  static auto* cache = new BlockCache;
+  return *cache;
+}
+
+size_t alignment_for(size_t bytes) { return bytes >= kHugePageThreshold ? kHugePage : Storage::kAlignment; }
+
+// The size aligned_alloc is asked for: a multiple of the alignment, never 0.
+size_t rounded_size(size_t bytes) {
+  const size_t alignment = alignment_for(bytes);
   size_t padded = 0;
   if (__builtin_add_overflow(bytes, alignment - 1, &padded)) {
     throw TensorError(ErrorKind::ResourceLimit, "out of memory allocating " + std::to_string(bytes) + " bytes");
   }
-  const size_t rounded = std::max(padded / alignment * alignment, alignment);
+  return std::max(padded / alignment * alignment, alignment);
+}
+
+std::byte* allocate_aligned(size_t bytes) {
+  const size_t alignment = alignment_for(bytes);
+  const size_t rounded = rounded_size(bytes);
+  if (alignment == kHugePage) {
+    if (std::byte* reused = block_cache().take(rounded)) return reused;
+  }
   void* memory = std::aligned_alloc(alignment, rounded);
   if (!memory) {
     throw TensorError(ErrorKind::ResourceLimit, "out of memory allocating " + std::to_string(bytes) + " bytes");
@@ -55,6 +113,18 @@ std::byte* allocate_aligned(size_t bytes) {
   if (alignment == kHugePage) madvise(memory, rounded, MADV_HUGEPAGE);  // a hint: failure is harmless
 #endif
   return static_cast<std::byte*>(memory);
+}
+
+// Frees a block of allocate_aligned(bytes), or keeps it for reuse.
+void release_aligned(std::byte* memory, size_t bytes) noexcept {
+  if (alignment_for(bytes) == kHugePage) {
+    try {
+      if (block_cache().keep(memory, rounded_size(bytes))) return;
+    } catch (...) {
+      // the cache could not grow: free the block instead
+    }
+  }
+  std::free(memory);
 }
 
 }  // namespace
@@ -90,7 +160,7 @@ std::shared_ptr<Storage> Storage::allocate(size_t bytes) {
   try {
     storage.reset(new Storage(memory, bytes, true, nullptr));
   } catch (...) {
-    std::free(memory);
+    release_aligned(memory, bytes);
     throw;
   }
   count_allocation(bytes);
@@ -187,7 +257,7 @@ const std::byte* Storage::widened_data() const {
       try {
         lazy.producer->read(0, bytes_, memory);
       } catch (...) {
-        std::free(memory);
+        release_aligned(memory, bytes_);
         throw;
       }
       count_allocation(bytes_);
@@ -214,12 +284,12 @@ Storage::~Storage() {
     if (mapped_) {
       munmap(data_, bytes_);
     } else {
-      std::free(data_);
+      release_aligned(data_, bytes_);
     }
     count_release(bytes_);
   }
   if (lazy_ && lazy_->widened) {
-    std::free(lazy_->widened);
+    release_aligned(lazy_->widened, bytes_);
     count_release(bytes_);
   }
 }
