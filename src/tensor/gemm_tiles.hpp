@@ -110,7 +110,13 @@ void run_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out
   static_assert(kBlockRows % kRows == 0 && kBlockOutputs % kCols == 0, "blocks are whole tiles");
   static_assert(kBlockRows * kBlockOutputs * static_cast<int64_t>(sizeof(Acc)) <= kScratchBytes,
                 "the scratch holds a block's sums");
-  const int64_t part = p.inner < Lanes::kPart * 3 / 2 ? p.inner : Lanes::kPart;
+  // With one tile of x rows (decode: a row or a few) each w element is used
+  // by one tile only, so there is nothing for the parts to keep in cache;
+  // the whole inner dimension in one part lets each tile stream its w rows
+  // from start to end, the long sequential reads the hardware prefetcher
+  // needs (parts of 512 elements made them 1 KiB jumps between rows).
+  const bool one_row_tile = row_end - row_begin <= kRows;
+  const int64_t part = one_row_tile || p.inner < Lanes::kPart * 3 / 2 ? p.inner : Lanes::kPart;
   Acc* saved = static_cast<Acc*>(scratch);
   const XT* x = static_cast<const XT*>(p.x);
   const WT* w = static_cast<const WT*>(p.w);

@@ -25,6 +25,25 @@ TEST_CASE("owned storage is 64-byte aligned and zeroed on request", "[storage]")
   CHECK(empty.storage()->bytes() == 0);
 }
 
+// Freed large blocks are kept and handed out again (storage.cpp's block
+// cache): a zeroed tensor must never see what a freed one held, and a large
+// block must keep its alignment when it comes back.
+TEST_CASE("large blocks come back aligned and never leak old values into zeros", "[storage]") {
+  const int64_t count = 3 << 20;  // 12 MiB of f32: a cached size
+  for (int round = 0; round < 3; ++round) {
+    {
+      Tensor dirty = Tensor::empty(DType::F32, {count});
+      CHECK(reinterpret_cast<uintptr_t>(dirty.raw_data()) % (size_t{2} << 20) == 0);
+      std::memset(dirty.raw_mutable_data(), 0xFF, static_cast<size_t>(count) * sizeof(float));
+    }
+    const Tensor clean = Tensor::zeros(DType::F32, {count});
+    const float* values = clean.data<float>();
+    int64_t nonzero = 0;
+    for (int64_t i = 0; i < count; ++i) nonzero += values[i] != 0.0f;
+    CHECK(nonzero == 0);
+  }
+}
+
 TEST_CASE("peak bytes follow owned allocations", "[storage]") {
   reset_peak_bytes();
   const size_t base = current_bytes();
