@@ -24,6 +24,9 @@ namespace {
 
 inline int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
 
+// How many vector steps ahead a streaming tile prefetches its w rows.
+constexpr int64_t kPrefetchSteps = 16;
+
 // The part [begin, end) of the inner dimension for one tile. The first part
 // starts the sums at zero, the last writes them to y (the lanes added);
 // sums in between wait in `saved` (RM * RN accumulators).
@@ -44,6 +47,12 @@ void dot_tile(const XT* x, int64_t x_stride, const WT* w, int64_t w_stride, int6
     for (int r = 0; r < RM; ++r) a[r] = Lanes::load(x + r * x_stride + i);
 #pragma GCC unroll 8
     for (int c = 0; c < RN; ++c) {
+      // A tile of one or two x rows streams w from memory (decode) and does
+      // too little arithmetic to hide the latency; checkpoint weights sit in
+      // 4 KiB pages, where the hardware prefetcher stops at every page edge,
+      // so each w row is fetched a kilobyte ahead by hand. Wider tiles read
+      // w parts already in L2.
+      if constexpr (RM <= 2) __builtin_prefetch(w + c * w_stride + i + kPrefetchSteps * step);
       const auto b = Lanes::load(w + c * w_stride + i);
 #pragma GCC unroll 8
       for (int r = 0; r < RM; ++r) acc[r][c] = Lanes::madd(acc[r][c], a[r], b);
