@@ -131,6 +131,10 @@ class Evaluator {
   // E6001 for an index out of range, remembering the index (EvalError::index_value).
   [[noreturn]] void fail_index(std::string message, Span span, std::vector<std::string> notes,
                                std::optional<int64_t> index) const;
+  // A scalar tensor index on `axis` of `name`, checked against `extent`
+  // (E6001 at `span` when it is out of range) (indexing.cpp).
+  int64_t scalar_index_in_range(const tensor::Scalar& scalar, int64_t extent, int64_t axis, const std::string& name,
+                                Span span) const;
   // A tensor runtime error raised while evaluating the expression at `span`.
   [[noreturn]] void fail_tensor(const tensor::TensorError& error, Span span) const;
   std::string location(Span span) const;     // "file:line:col"

@@ -85,6 +85,20 @@ std::optional<int64_t> index_of(const tensor::Scalar& scalar) {
 
 }  // namespace
 
+int64_t Evaluator::scalar_index_in_range(const tensor::Scalar& scalar, int64_t extent, int64_t axis,
+                                         const std::string& name, Span span) const {
+  const bool negative = scalar.kind() == tensor::Scalar::Kind::Int && scalar.to<int64_t>() < 0;
+  if (negative || scalar.to<uint64_t>() >= static_cast<uint64_t>(extent)) {
+    fail_index("runtime index " + scalar.to_string() + " is out of range for axis " + std::to_string(axis) + " of `" +
+                   name + "`",
+               span,
+               {"tensor `" + name + "`", "axis " + std::to_string(axis), "value " + scalar.to_string(),
+                "extent " + std::to_string(extent)},
+               index_of(scalar));
+  }
+  return scalar.to<int64_t>();
+}
+
 bool Evaluator::mentions_index(const ast::Expr& expr, const IndexScope* scope) const {
   return scope != nullptr && walk_mentions(expr, *scope);
 }
@@ -213,18 +227,8 @@ Value Evaluator::index_value(const Value& object, const ast::IndexExpr& expr, Fr
           }
           x = x.select(position, at);
         } else if (index.is_scalar_tensor() && tensor::is_integer(index.tensor().dtype())) {
-          const tensor::Scalar scalar = index.tensor().item();
-          const bool negative = scalar.kind() == tensor::Scalar::Kind::Int && scalar.to<int64_t>() < 0;
-          const uint64_t at = negative ? 0 : scalar.to<uint64_t>();
-          if (negative || at >= static_cast<uint64_t>(extent)) {
-            fail_index("runtime index " + scalar.to_string() + " is out of range for axis " + std::to_string(axis) +
-                           " of `" + name + "`",
-                       component.span,
-                       {"tensor `" + name + "`", "axis " + std::to_string(axis), "value " + scalar.to_string(),
-                        "extent " + std::to_string(extent)},
-                       index_of(scalar));
-          }
-          x = x.select(position, static_cast<int64_t>(at));
+          const int64_t at = scalar_index_in_range(index.tensor().item(), extent, axis, name, component.span);
+          x = x.select(position, at);
         } else if (index.is_tensor() && tensor::is_integer(index.tensor().dtype())) {
           try {
             x = tensor::take(x, position, index.tensor());
@@ -333,17 +337,7 @@ Indexed Evaluator::index_access(const Value& object, const ast::IndexExpr& expr,
                component.span, {"the axis has extent " + std::to_string(extent)});
         }
       } else if (index.is_scalar_tensor() && tensor::is_integer(index.tensor().dtype())) {
-        const tensor::Scalar scalar = index.tensor().item();
-        const bool negative = scalar.kind() == tensor::Scalar::Kind::Int && scalar.to<int64_t>() < 0;
-        if (negative || scalar.to<uint64_t>() >= static_cast<uint64_t>(extent)) {
-          fail_index("runtime index " + scalar.to_string() + " is out of range for axis " + std::to_string(axis) +
-                         " of `" + name + "`",
-                     component.span,
-                     {"tensor `" + name + "`", "axis " + std::to_string(axis), "value " + scalar.to_string(),
-                      "extent " + std::to_string(extent)},
-                     index_of(scalar));
-        }
-        at = scalar.to<int64_t>();
+        at = scalar_index_in_range(index.tensor().item(), extent, axis, name, component.span);
       } else {
         fail(codes::invalid_slice, "an index must be an integer, found " + index.describe(), component.span);
       }

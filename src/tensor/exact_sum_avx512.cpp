@@ -76,10 +76,9 @@ inline void transpose16(__m512 rows[16]) {
   }
 }
 
-}  // namespace
-
-void exact_steps_avx512(float* acc, const uint16_t* a, const float* tile, int64_t count) {
-  static_assert(kExactTileOutputs == 64, "four registers of 16 outputs");
+// The steps of both entry points below, with the rounding they use.
+template <__m512 (*Round)(__m512)>
+inline void exact_steps(float* acc, const uint16_t* a, const float* tile, int64_t count) {
   __m512 sums[4];
   for (int v = 0; v < 4; ++v) sums[v] = _mm512_loadu_ps(acc + 16 * v);
   for (int64_t k = 0; k < count; ++k) {
@@ -87,26 +86,22 @@ void exact_steps_avx512(float* acc, const uint16_t* a, const float* tile, int64_
     const float* row = tile + k * kExactTileOutputs;
 #pragma GCC unroll 4
     for (int v = 0; v < 4; ++v) {
-      const __m512 product = round_to_bf16(_mm512_mul_ps(weight, _mm512_loadu_ps(row + 16 * v)));
-      sums[v] = round_to_bf16(_mm512_add_ps(sums[v], product));
+      const __m512 product = Round(_mm512_mul_ps(weight, _mm512_loadu_ps(row + 16 * v)));
+      sums[v] = Round(_mm512_add_ps(sums[v], product));
     }
   }
   for (int v = 0; v < 4; ++v) _mm512_storeu_ps(acc + 16 * v, sums[v]);
 }
 
+}  // namespace
+
+void exact_steps_avx512(float* acc, const uint16_t* a, const float* tile, int64_t count) {
+  static_assert(kExactTileOutputs == 64, "four registers of 16 outputs");
+  exact_steps<round_to_bf16>(acc, a, tile, count);
+}
+
 void exact_steps_avx512_no_nan(float* acc, const uint16_t* a, const float* tile, int64_t count) {
-  __m512 sums[4];
-  for (int v = 0; v < 4; ++v) sums[v] = _mm512_loadu_ps(acc + 16 * v);
-  for (int64_t k = 0; k < count; ++k) {
-    const __m512 weight = broadcast_bf16(a[k]);
-    const float* row = tile + k * kExactTileOutputs;
-#pragma GCC unroll 4
-    for (int v = 0; v < 4; ++v) {
-      const __m512 product = round_to_bf16_no_nan(_mm512_mul_ps(weight, _mm512_loadu_ps(row + 16 * v)));
-      sums[v] = round_to_bf16_no_nan(_mm512_add_ps(sums[v], product));
-    }
-  }
-  for (int v = 0; v < 4; ++v) _mm512_storeu_ps(acc + 16 * v, sums[v]);
+  exact_steps<round_to_bf16_no_nan>(acc, a, tile, count);
 }
 
 bool exact_pack_avx512(float* tile, const uint16_t* source, int64_t term_stride, int64_t output_stride, int64_t width,
