@@ -267,10 +267,20 @@ __global__ void attention_kernel(AttentionShape g, const T* query, const T* key,
   T* out_row = out + row * g.head_dim;
   for (int64_t d = threadIdx.x; d < g.head_dim; d += blockDim.x) {
     float mixed = 0.0f;
-    for (int64_t k = 0; k < g.keys; ++k) {
-      mixed = __fadd_rn(mixed, __fmul_rn(__fdiv_rn(scores[k], total), widen(values[k * g.head_dim + d])));
+    if constexpr (sizeof(T) == 2) {
+      // bf16: each weight exp(s - m) enters the mix rounded to bf16 and the
+      // sum divides once at the end, as the CPU kernel and the frameworks'
+      // fused attention compute a bf16 attention (docs/ops.md).
+      for (int64_t k = 0; k < g.keys; ++k) {
+        mixed = __fadd_rn(mixed, __fmul_rn(round_to<T>(scores[k]), widen(values[k * g.head_dim + d])));
+      }
+      out_row[d] = narrow<T>(__fdiv_rn(mixed, total));
+    } else {
+      for (int64_t k = 0; k < g.keys; ++k) {
+        mixed = __fadd_rn(mixed, __fmul_rn(__fdiv_rn(scores[k], total), widen(values[k * g.head_dim + d])));
+      }
+      out_row[d] = narrow<T>(mixed);
     }
-    out_row[d] = narrow<T>(mixed);
   }
 }
 

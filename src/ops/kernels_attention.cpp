@@ -84,6 +84,7 @@ struct TileItem {
   float scale = 1.0f;
   const float* sinks = nullptr;  // per row, or null
   bool fast = false;             // bf16 `fast`: rounded scores and probabilities
+  bool weights_in_bf16 = false;  // bf16 `equivalent`: exp(s - m) rounded as it enters the mix
 };
 
 // Scratch space for one item at a time (sizes in attention_tiles.inc).
@@ -161,6 +162,7 @@ struct Numerics {
   float scale = 1.0f;
   const float* sinks = nullptr;  // [Hq] in f32, or null
   bool fast = false;
+  bool weights_in_bf16 = false;  // T = bf16 under `equivalent` (see the file comment)
   Rounding round = &no_rounding;
 };
 
@@ -338,6 +340,7 @@ void attend(const Geometry& g, const Numerics& n, const KeySource& source, Query
       item.bf16 = source.bf16;
       item.scale = n.scale;
       item.fast = n.fast;
+      item.weights_in_bf16 = n.weights_in_bf16;
       item.key = source.key.data + (b * source.key.batch_stride + kv * source.key.head_stride) * element;
       item.value = source.value.data + (b * source.value.batch_stride + kv * source.value.head_stride) * element;
       item.key_stride = source.key.key_stride;
@@ -416,6 +419,7 @@ Numerics read_numerics(const eval::NativeCall& call, bool fast) {
   Numerics numerics;
   numerics.scale = static_cast<float>(float_argument(call, "scale"));
   numerics.fast = fast;
+  numerics.weights_in_bf16 = !fast && dtype_generic(call, "T") == DType::BF16;
   numerics.round = rounding_for(dtype_generic(call, "T"));
   return numerics;
 }

@@ -4,8 +4,10 @@
 // sinks, and paged pools whose rows share pages and hold stale entries past
 // their lengths.
 //
-// Under `equivalent` every variant computes in f32 and rounds once, so bf16
-// results are held to one rounding (test_differential_support.hpp).
+// Under `equivalent` every variant computes in f32 and rounds once; in bf16
+// each weight also enters the mix rounded to bf16, as fused attention
+// operators take it, and results are held to the bound that implies
+// (require_attention_agreement in test_differential_support.hpp).
 //
 // The `fast` bf16 kernels round the scores and probabilities to bf16, which
 // the body does not; they are held to the bound that rounding implies.
@@ -73,9 +75,11 @@ Tensor per_sequence_mask(const Dims& d, const std::vector<int64_t>& windows) {
   return bool_tensor(all, {d.batch, d.queries, d.keys});
 }
 
+// Every attention op takes its values third.
 void check(const OpCall& call, DType type, const std::string& detail) {
   const Results results = run_both(call);
-  require_agreement(label(call, type, detail), results.native, results.body, 1);
+  require_attention_agreement(label(call, type, detail), results.native, results.body,
+                              call.positional.at(2).tensor());
 }
 
 // --- The fast bound ------------------------------------------------------------
@@ -269,6 +273,58 @@ TEST_CASE("paged attention leaves a slot outside the pool to the body", "[differ
   REQUIRE_THROWS_AS(interpreter.call_function("std.nn.attention::paged_attention", inputs),
                     linnet::eval::EvalError);
   CHECK(interpreter.stats().at("std.nn.attention::paged_attention").native == 0);
+}
+
+// Pins where `equivalent` rounds a bf16 attention: each weight w = exp(s - m)
+// enters the mix rounded to bf16, the sum l takes it unrounded, and the mix
+// is divided by l and rounded once (PyTorch's CPU scaled_dot_product_attention
+// and FlashAttention-2 compute it so; docs/ops.md). Two keys with scores 0
+// and c and values 0 and 1 give round(round_bf16(e) / (1 + e)), e = exp(c).
+// The body gives round(e / (1 + e)); rounding the weight in the sum as well
+// would give round(round_bf16(e) / (1 + round_bf16(e))). The score c is
+// chosen where the three differ and no rounding is near a tie, so a
+// last-bit difference in exp cannot decide the test.
+TEST_CASE("bf16 equivalent attention rounds each weight as it enters the mix", "[differential][attention]") {
+  using linnet::tensor::round_to_bf16;
+  auto clear_of_ties = [](float x) {
+    return round_to_bf16(x * (1.0f + 1e-5f)) == round_to_bf16(x) && round_to_bf16(x * (1.0f - 1e-5f)) == round_to_bf16(x);
+  };
+  float score = 0.0f, expected = 0.0f, body_value = 0.0f;
+  bool found = false;
+  for (int i = 2; i < 400 && !found; ++i) {
+    const float c = round_to_bf16(-0.01f * static_cast<float>(i));
+    const float e = std::exp(c);
+    const float weight = round_to_bf16(e);
+    const float in_mix = weight / (1.0f + e);
+    const float body = e / (1.0f + e);
+    const float rounded_in_sum = weight / (1.0f + weight);
+    if (!clear_of_ties(e) || !clear_of_ties(in_mix) || !clear_of_ties(body) || !clear_of_ties(rounded_in_sum)) continue;
+    if (round_to_bf16(in_mix) == round_to_bf16(body) || round_to_bf16(in_mix) == round_to_bf16(rounded_in_sum)) continue;
+    score = c;
+    expected = round_to_bf16(in_mix);
+    body_value = round_to_bf16(body);
+    found = true;
+  }
+  REQUIRE(found);
+  const Tensor query = Tensor::from_vector(std::vector<float>{1.0f}, {1, 1, 1, 1}, DType::BF16);
+  const Tensor key = Tensor::from_vector(std::vector<float>{0.0f, score}, {1, 1, 2, 1}, DType::BF16);
+  const Tensor value = Tensor::from_vector(std::vector<float>{0.0f, 1.0f}, {1, 1, 2, 1}, DType::BF16);
+  const OpCall call{"std.nn.attention::grouped_attention",
+                    {v(query), v(key), v(value), f32_scalar(1.0f), Value::none()},
+                    {{"B", dim(1)}, {"H", dim(1)}, {"Hk", dim(1)}, {"Q", dim(1)}, {"K", dim(2)}, {"D", dim(1)},
+                     {"T", dtype(DType::BF16)}}};
+  const Results results = run_both(call);
+  INFO("score " << score);
+  CHECK(as_doubles(results.native).at(0) == static_cast<double>(expected));
+  CHECK(as_doubles(results.body).at(0) == static_cast<double>(body_value));
+  // In f32 the kernel keeps the body's weights (rounding to f32 is nothing).
+  const OpCall wide{call.op,
+                    {v(query.to(DType::F32)), v(key.to(DType::F32)), v(value.to(DType::F32)), f32_scalar(1.0f),
+                     Value::none()},
+                    {{"B", dim(1)}, {"H", dim(1)}, {"Hk", dim(1)}, {"Q", dim(1)}, {"K", dim(2)}, {"D", dim(1)},
+                     {"T", dtype(DType::F32)}}};
+  const Results f32 = run_both(wide);
+  CHECK(std::fabs(as_doubles(f32.native).at(0) - as_doubles(f32.body).at(0)) <= 1e-6);
 }
 
 TEST_CASE("fast bf16 attention stays within the bound its roundings imply", "[differential][attention][fast]") {

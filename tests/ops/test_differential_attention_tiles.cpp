@@ -66,14 +66,14 @@ TEST_CASE("fused attention agrees with its body across tile edges", "[differenti
                           {v(query), v(key), v(value), f32_scalar(kScale), Value::some(v(mask))},
                           grouped_generics(c, type)};
         const Results results = run_both(call);
-        require_agreement(label(call, type, shape + ", window " + std::to_string(window)), results.native,
-                          results.body, 1);
+        require_attention_agreement(label(call, type, shape + ", window " + std::to_string(window)),
+                                    results.native, results.body, value);
       }
       const OpCall unmasked{"std.nn.attention::grouped_attention",
                             {v(query), v(key), v(value), f32_scalar(kScale), Value::none()},
                             grouped_generics(c, type)};
       const Results results = run_both(unmasked);
-      require_agreement(label(unmasked, type, shape + ", no mask"), results.native, results.body, 1);
+      require_attention_agreement(label(unmasked, type, shape + ", no mask"), results.native, results.body, value);
     }
   }
 }
@@ -103,7 +103,7 @@ TEST_CASE("fused attention reads a slice of a longer cache and a broadcast mask 
                         {{"B", dim(batch)}, {"H", dim(heads)}, {"Hk", dim(kv_heads)}, {"Q", dim(1)},
                          {"K", dim(keys)}, {"D", dim(head_dim)}, {"T", dtype(type)}}};
       const Results results = run_both(call);
-      require_agreement(label(call, type, "cache slice"), results.native, results.body, 1);
+      require_attention_agreement(label(call, type, "cache slice"), results.native, results.body, value);
     }
   }
 }
@@ -122,8 +122,8 @@ TEST_CASE("fused sink attention over tiles, with rows that see nothing", "[diffe
                       {{"B", dim(batch)}, {"Hq", dim(heads)}, {"Hk", dim(kv_heads)}, {"Q", dim(queries)},
                        {"K", dim(keys)}, {"D", dim(head_dim)}, {"T", dtype(type)}}};
     const Results results = run_both(call);
-    require_agreement(label(call, type, "window 70 over 100 keys, query 4 sees nothing"), results.native,
-                      results.body, 1);
+    require_attention_agreement(label(call, type, "window 70 over 100 keys, query 4 sees nothing"), results.native,
+                                results.body, value);
   }
 }
 
@@ -169,5 +169,6 @@ TEST_CASE("fused attention gives the same bits with 1 and 2 threads", "[differen
   require_identical("paged_attention with 1 and 2 threads", with_threads(paged, 2, NumericsPolicy::Equivalent),
                     with_threads(paged, 1, NumericsPolicy::Equivalent));
   const Results results = run_both(paged);
-  require_agreement("paged_attention over pages of 32 shared by rows 0 and 1", results.native, results.body, 1);
+  require_attention_agreement("paged_attention over pages of 32 shared by rows 0 and 1", results.native, results.body,
+                              pool_value);
 }

@@ -228,6 +228,25 @@ inline Difference require_bf16_agreement(const std::string& what, const Tensor& 
   });
 }
 
+// Attention under `equivalent`: f32 as above; in bf16 the kernel rounds each
+// weight w = exp(s - m) to bf16 as it enters the mix (the bf16 operand of
+// the second product, as fused attention operators take it; docs/ops.md),
+// which the body does not. That moves each weight by at most u w (u = 2^-8),
+// so the mix divided by the sum l moves by at most u sum_k (w_k / l) |v_k|
+// <= u max|v| (the weights over l sum to at most 1; sinks only lower it);
+// both results are then rounded once (one ulp), plus the f32 rule.
+inline Difference require_attention_agreement(const std::string& what, const Tensor& native, const Tensor& body,
+                                              const Tensor& value) {
+  if (body.dtype() == DType::F32) return require_f32_agreement(what, native, body);
+  double largest_value = 0.0;
+  for (double x : as_doubles(value)) largest_value = std::max(largest_value, std::fabs(x));
+  const double weight_rounding = std::ldexp(1.0, -8) * largest_value;
+  const std::vector<double> a = as_doubles(native), b = as_doubles(body);
+  return compare(what, native, body, [&](size_t i, double scale) {
+    return weight_rounding + bf16_ulp(std::max(std::fabs(a[i]), std::fabs(b[i]))) + 1e-5 * scale;
+  });
+}
+
 // Bit for bit (NaN matching NaN).
 inline Difference require_identical(const std::string& what, const Tensor& native, const Tensor& body) {
   return compare(what, native, body, [](size_t, double) { return 0.0; });
