@@ -169,7 +169,7 @@ void add_validate_command(CLI::App& app, CommandContext& context) {
   command->add_option("--max-abs", options->max_abs, "largest max abs logit difference allowed (f32 default 1e-4; bf16 default 1.5x the golden's "
                       "bf16-vs-f32 envelope)")
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--mean-abs", options->mean_abs, "largest mean abs logit difference allowed (bf16 default 1.4x the golden's bf16-vs-f32 "
+  command->add_option("--mean-abs", options->mean_abs, "largest mean abs logit difference allowed (bf16 default 1.25x the golden's bf16-vs-f32 "
                       "envelope, or 0.01 without one)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--min-argmax", options->min_argmax,

@@ -279,7 +279,7 @@ Tolerances default_tolerances(DType dtype) {
   Tolerances tolerances;
   if (dtype == DType::BF16) {
     tolerances.mean_abs_diff = 0.01;  // the fallback, for a golden with bf16 references only
-    tolerances.envelope_mean_factor = 1.4;
+    tolerances.envelope_mean_factor = 1.25;
     tolerances.envelope_max_factor = 1.5;
     tolerances.min_argmax_agreement = 0.9;
     tolerances.tokens_must_match = false;

@@ -97,9 +97,9 @@ TEST_CASE("every golden case passes in bf16, within transformers' own bf16 envel
       REQUIRE(check.envelope_max_abs_diff);
       CHECK(*check.envelope_mean_abs_diff > 0);
       CHECK(*check.max_abs_diff > 0);
-      CHECK(*check.envelope_ratio() <= 1.4);
+      CHECK(*check.envelope_ratio() <= 1.25);
       CHECK(*check.max_abs_diff <= 1.5 * *check.envelope_max_abs_diff);
-      CHECK(check.argmax_agreement() >= 0.9);
+      CHECK(check.argmax_agreement() >= 0.95);
       REQUIRE(check.equal_share);
       CHECK(*check.equal_share > 0.1);  // many logits land on transformers' exact bf16 value
     }
