@@ -9,7 +9,11 @@
 // averages its values evenly instead of producing NaN); softmax over the
 // keys in f32 with the row maximum subtracted (with sinks: the maximum also
 // covers the sink, whose share joins the denominator and is then dropped);
-// the values mixed in f32; one rounding to T.
+// the values mixed in f32; one rounding to T. In bf16 each weight
+// exp(s - m) enters the mix rounded to bf16 while the sum takes it
+// unrounded, and the mix is divided by the sum at the end: where PyTorch's
+// scaled_dot_product_attention and FlashAttention round (docs/ops.md, "What
+// `equivalent` and `fast` mean here"); the body keeps the weights in f32.
 //
 // How (FlashAttention-2's order, as llama.cpp's CPU flash_attn_ext also
 // runs it): one work item is one key/value head of one sequence with every
