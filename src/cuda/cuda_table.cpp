@@ -357,7 +357,8 @@ class CudaKernelTable : public ops::RegistryOpTable {
              {"std.nn.attention::attention_rows", &run_attention_rows},
              {"std.nn.attention::grouped_attention_rows", &run_grouped_attention_rows},
              {"std.nn.attention::sink_attention", &run_sink_attention}}) {
-      both(op, attention_summary, attention_summary + ", rounded to bf16 once", run);
+      both(op, attention_summary,
+           attention_summary + ", each weight rounded to bf16 as it enters the mix, rounded to bf16 once", run);
     }
     both("std.quant::dequantize_mxfp4", "the E2M1 table times the scale's power of two: bit for bit",
          "the E2M1 table times the scale's power of two: bit for bit", &run_dequantize_mxfp4);

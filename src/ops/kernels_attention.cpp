@@ -603,7 +603,9 @@ std::optional<eval::Value> run_paged_prefill_attention(const eval::NativeCall& c
 void register_variant(RegistryOpTable& table, const std::string& op, KernelFunction equivalent,
                       KernelFunction fast) {
   register_f32_bf16(table, op, eval::NumericsPolicy::Equivalent,
-                    "scores, softmax and mix in f32", "scores, softmax and mix in f32, rounded to bf16 once",
+                    "scores, softmax and mix in f32",
+                    "scores, softmax and mix in f32, each weight rounded to bf16 as it enters the mix (as fused "
+                    "attention operators take it), rounded to bf16 once",
                     equivalent);
   table.register_kernel({op, DType::BF16, eval::NumericsPolicy::Fast,
                          "scores and probabilities rounded to bf16, as bf16 eager attention does", fast});
