@@ -12,6 +12,7 @@
 #include <string>
 
 #include "linnet/tensor/half.hpp"
+#include "mxfp4_rows.hpp"
 #include "linnet/tensor/threading.hpp"
 
 namespace linnet::ops {
@@ -93,6 +94,8 @@ void dequantize_all_with(const Mxfp4Experts& weights, const Element (&table)[256
 }
 
 }  // namespace
+
+const float* detail::mxfp4_value_table_f32() { return &value_tables().f32[0][0]; }
 
 void Mxfp4Experts::validate() const {
   if (experts <= 0 || rows <= 0 || groups <= 0)
