@@ -37,4 +37,12 @@ const float* mxfp4_value_table_f32();
 void mxfp4_rows_avx512(const Mxfp4Rows& problem);
 void mxfp4_rows_avx2(const Mxfp4Rows& problem);
 
+// `values` (a multiple of 32) consecutive values of packed rows, decoded
+// into `out` through the f32 value table: f32, or bf16 bits (the bf16
+// table's values, which are the f32 values' upper halves).
+void mxfp4_decode_avx512(const uint8_t* blocks, const uint8_t* scales, int64_t values, const float* value_table,
+                         bool bf16, void* out);
+void mxfp4_decode_avx2(const uint8_t* blocks, const uint8_t* scales, int64_t values, const float* value_table,
+                       bool bf16, void* out);
+
 }  // namespace linnet::ops::detail
