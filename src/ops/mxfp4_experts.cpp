@@ -112,6 +112,7 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
 #pragma omp parallel if (tensor::worth_threads(items * kRunRows * length))
   {
     std::vector<float> row_values(vector_kernel ? 0 : length);
+    std::vector<float> panel(vector_kernel && most_slots > 1 ? kRunRows * length : 0);
     std::vector<const float*> inputs(static_cast<size_t>(most_slots));
     std::vector<float*> outputs(static_cast<size_t>(most_slots));
 #pragma omp for schedule(dynamic)
@@ -129,7 +130,7 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
         const int64_t first = expert * out_rows + first_row;
         vector_kernel(detail::Mxfp4Rows{blocks + first * row_bytes, scales + first * weights.groups, weights.groups,
                                         run_rows, detail::mxfp4_value_table_f32(), inputs.data(), outputs.data(),
-                                        count});
+                                        count, panel.empty() ? nullptr : panel.data()});
         continue;
       }
       for (int64_t out_row = first_row; out_row < first_row + run_rows; ++out_row) {

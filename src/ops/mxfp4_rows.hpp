@@ -26,6 +26,9 @@ struct Mxfp4Rows {
   const float* const* inputs = nullptr;
   float* const* outputs = nullptr;
   int64_t input_count = 0;
+  // rows * groups * 32 floats of scratch, or null: with many inputs the
+  // rows are decoded there once rather than in registers per input tile.
+  float* panel = nullptr;
 };
 
 // The f32 value of every (scale byte, code): [256][16], made once.
