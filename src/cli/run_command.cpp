@@ -197,7 +197,9 @@ int run_run(const RunOptions& options, const CommandContext& context) {
         quiet();
         if (progress) progress->stage({"script call", static_cast<int64_t>(step.index) + 1, call_count, {}});
         for (const auto& [name, tensor] : step.outputs) std::cout << nest::describe_output(name, tensor, summary);
-        for (const auto& output : step.outputs) outputs.push_back(output);
+        // Kept only to be written (a prompt's logits are hundreds of MB).
+        if (!options.out.empty())
+          for (const auto& output : step.outputs) outputs.push_back(output);
         call_seconds.emplace_back(std::to_string(step.index) + "_" + step.entry, step.seconds);
       });
     } else {

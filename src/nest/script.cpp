@@ -171,7 +171,10 @@ std::vector<ScriptStep> run_script(Session& session, const std::vector<ScriptCal
     const eval::Value result = session.call(call.entry, call.inputs);
     step.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     step.outputs = flatten_outputs(std::to_string(call.index) + "_" + call.entry, result);
-    if (after_each) after_each(step);
+    if (after_each) {
+      after_each(step);
+      step.outputs.clear();
+    }
     steps.push_back(std::move(step));
   }
   return steps;

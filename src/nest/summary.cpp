@@ -41,17 +41,26 @@ bool ranks_before(double a, int64_t a_index, double b, int64_t b_index) {
 
 }  // namespace
 
+// A result's rows as [rows, width] (width its last extent), read one row at
+// a time: a whole copy of a prompt's logits in f64 is twice their f32 size
+// (1.6 GB for 512 positions of a 201088-token vocabulary), so a summary
+// never makes one.
+tensor::Tensor as_rows(const tensor::Tensor& tensor, int64_t width) {
+  return tensor.reshape({tensor.numel() / width, width});
+}
+
 std::vector<std::vector<RankedToken>> top_k_rows(const tensor::Tensor& tensor, int k) {
   std::vector<std::vector<RankedToken>> rows;
   if (tensor.rank() == 0) return rows;
   const int64_t width = tensor.extent(-1);
   if (width == 0) return rows;
-  const std::vector<double> values = tensor.to_vector<double>();
-  const int64_t count = static_cast<int64_t>(values.size()) / width;
+  const tensor::Tensor table = as_rows(tensor, width);
+  const int64_t count = table.extent(0);
   const int64_t keep = std::min<int64_t>(k, width);
   std::vector<int64_t> order(static_cast<size_t>(width));
   for (int64_t row = 0; row < count; ++row) {
-    const double* data = values.data() + row * width;
+    const std::vector<double> values = table.select(0, row).to_vector<double>();
+    const double* data = values.data();
     std::iota(order.begin(), order.end(), int64_t{0});
     std::partial_sort(order.begin(), order.begin() + keep, order.end(),
                       [&](int64_t a, int64_t b) { return ranks_before(data[a], a, data[b], b); });
@@ -83,17 +92,23 @@ std::string describe_output(const std::string& name, const tensor::Tensor& tenso
     return text + "\n";
   }
 
-  const std::vector<double> values = tensor.to_vector<double>();
   double low = INFINITY, high = -INFINITY, total = 0;
   int64_t not_finite = 0;
-  for (double value : values) {
-    if (!std::isfinite(value)) {
-      ++not_finite;
-      continue;
+  const int64_t width = tensor.extent(-1) > 0 ? tensor.extent(-1) : 1;
+  const tensor::Tensor table = as_rows(tensor, width);
+  std::vector<double> values;  // the first row, or the whole when it is printed in full
+  for (int64_t row = 0; row < table.extent(0); ++row) {
+    const std::vector<double> row_values = table.select(0, row).to_vector<double>();
+    for (double value : row_values) {
+      if (!std::isfinite(value)) {
+        ++not_finite;
+        continue;
+      }
+      low = std::min(low, value);
+      high = std::max(high, value);
+      total += value;
     }
-    low = std::min(low, value);
-    high = std::max(high, value);
-    total += value;
+    if (count <= options.max_values) values.insert(values.end(), row_values.begin(), row_values.end());
   }
   const int64_t finite = count - not_finite;
   if (finite > 0) {

@@ -10,8 +10,11 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
+#include "linnet/tensor/gemm.hpp"
 #include "linnet/tensor/half.hpp"
+#include "mxfp4_rows.hpp"
 #include "linnet/tensor/threading.hpp"
 
 namespace linnet::ops {
@@ -79,20 +82,42 @@ void dequantize_row_with(const Mxfp4Experts& weights, int64_t expert, int64_t ro
   }
 }
 
+// The vector decoder for this CPU (f32 and bf16 outputs), if it has one.
+using VectorDecode = void (*)(const uint8_t*, const uint8_t*, int64_t, const float*, bool, void*);
+VectorDecode vector_decode() {
+  const tensor::gemm::Isa isa = tensor::gemm::active_isa();
+  if (isa == tensor::gemm::Isa::Avx512 || isa == tensor::gemm::Isa::Avx512Bf16) return &detail::mxfp4_decode_avx512;
+  if (isa == tensor::gemm::Isa::Avx2) return &detail::mxfp4_decode_avx2;
+  return nullptr;
+}
+
 template <class Element>
-void dequantize_all_with(const Mxfp4Experts& weights, const Element (&table)[256][16], std::span<std::byte> out) {
+void dequantize_all_with(const Mxfp4Experts& weights, const Element (&table)[256][16], std::span<std::byte> out,
+                         VectorDecode vector = nullptr) {
   const int64_t all_rows = weights.experts * weights.rows;
   const int64_t row_bytes = weights.row_length() * static_cast<int64_t>(sizeof(Element));
   if (static_cast<int64_t>(out.size()) != all_rows * row_bytes)
     throw std::invalid_argument("dequantize_mxfp4: the output holds " + std::to_string(out.size()) +
                                 " bytes; experts " + dims_text(weights) + " need " +
                                 std::to_string(all_rows * row_bytes));
+  // `vector` (f32 and bf16 only) decodes with vector table lookups
+  // (mxfp4_rows.inc, `decode_rows`): the same values as the tables.
+  const bool bf16 = std::is_same_v<Element, uint16_t>;
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(all_rows * row_bytes * 2))
-  for (int64_t index = 0; index < all_rows; ++index)
-    dequantize_row_with(weights, index / weights.rows, index % weights.rows, table, out.data() + index * row_bytes);
+  for (int64_t index = 0; index < all_rows; ++index) {
+    if (vector) {
+      const int64_t group = index * weights.groups;
+      vector(weights.blocks.data() + group * kMxfp4BlockBytes, weights.scales.data() + group, weights.row_length(),
+             &value_tables().f32[0][0], bf16, out.data() + index * row_bytes);
+    } else {
+      dequantize_row_with(weights, index / weights.rows, index % weights.rows, table, out.data() + index * row_bytes);
+    }
+  }
 }
 
 }  // namespace
+
+const float* detail::mxfp4_value_table_f32() { return &value_tables().f32[0][0]; }
 
 void Mxfp4Experts::validate() const {
   if (experts <= 0 || rows <= 0 || groups <= 0)
@@ -129,8 +154,8 @@ void dequantize_mxfp4(const Mxfp4Experts& weights, tensor::DType out_type, std::
   weights.validate();
   const ValueTables& tables = value_tables();
   switch (out_type) {
-    case tensor::DType::F32: return dequantize_all_with(weights, tables.f32, out);
-    case tensor::DType::BF16: return dequantize_all_with(weights, tables.bf16, out);
+    case tensor::DType::F32: return dequantize_all_with(weights, tables.f32, out, vector_decode());
+    case tensor::DType::BF16: return dequantize_all_with(weights, tables.bf16, out, vector_decode());
     case tensor::DType::F16: return dequantize_all_with(weights, tables.f16, out);
     case tensor::DType::F64: return dequantize_all_with(weights, tables.f64, out);
     default:

@@ -1,17 +1,25 @@
 // The MXFP4 expert products (see mxfp4.hpp for what each computes and in
 // which order it accumulates).
 //
-// The slots are grouped by the expert they chose. Each row of a chosen
-// expert is dequantized once into a per-thread buffer and multiplied by the
-// input of every slot that chose the expert, so the packed bytes are read in
-// place, only for chosen experts, and at most once per call.
+// The slots are grouped by the expert they chose, and each chosen expert's
+// rows are cut into runs that the threads share. With AVX-512 or AVX2 a run
+// goes to a vector kernel (mxfp4_rows_<path>.cpp) that decodes the packed
+// bytes in registers as it multiplies, tiles of four rows by three inputs;
+// otherwise each row is dequantized once into a per-thread buffer and
+// multiplied by the input of every slot that chose the expert. Either way
+// the packed bytes are read in place, only for chosen experts, once per
+// call, and every sum has the documented order (the same bits on every
+// path and with any number of threads).
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "linnet/ops/mxfp4.hpp"
 #include "linnet/tensor/half.hpp"
+#include "linnet/tensor/gemm.hpp"
 #include "linnet/tensor/threading.hpp"
+#include "mxfp4_rows.hpp"
 
 namespace linnet::ops {
 
@@ -82,20 +90,55 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
   for (int64_t expert = 0; expert < weights.experts; ++expert)
     if (start[expert + 1] > start[expert]) chosen.push_back(expert);
 
-  // One work item per (chosen expert, output row).
-  const int64_t items = static_cast<int64_t>(chosen.size()) * out_rows;
-#pragma omp parallel if (tensor::worth_threads(items * length))
+  const tensor::gemm::Isa isa = tensor::gemm::active_isa();
+  void (*const vector_kernel)(const detail::Mxfp4Rows&) =
+      isa == tensor::gemm::Isa::Avx512 || isa == tensor::gemm::Isa::Avx512Bf16 ? &detail::mxfp4_rows_avx512
+      : isa == tensor::gemm::Isa::Avx2                                          ? &detail::mxfp4_rows_avx2
+                                                                                : nullptr;
+  const auto input_of = [&](int64_t slot) {
+    return x + (slot / choice.slots) * layout.row_stride + (slot % choice.slots) * layout.slot_stride;
+  };
+  // One work item per (chosen expert, run of kRunRows output rows): enough
+  // items to balance two threads on one token's four experts, long enough
+  // runs to keep the vector kernel in its four-row tiles.
+  constexpr int64_t kRunRows = 16;
+  const int64_t runs = (out_rows + kRunRows - 1) / kRunRows;
+  const int64_t items = static_cast<int64_t>(chosen.size()) * runs;
+  int64_t most_slots = 0;
+  for (int64_t expert : chosen) most_slots = std::max(most_slots, start[expert + 1] - start[expert]);
+  const uint8_t* const blocks = weights.blocks.data();
+  const uint8_t* const scales = weights.scales.data();
+  const int64_t row_bytes = weights.groups * kMxfp4BlockBytes;
+#pragma omp parallel if (tensor::worth_threads(items * kRunRows * length))
   {
-    std::vector<float> row_values(length);
-#pragma omp for schedule(dynamic, 16)
+    std::vector<float> row_values(vector_kernel ? 0 : length);
+    std::vector<float> panel(vector_kernel && most_slots > 1 ? kRunRows * length : 0);
+    std::vector<const float*> inputs(static_cast<size_t>(most_slots));
+    std::vector<float*> outputs(static_cast<size_t>(most_slots));
+#pragma omp for schedule(dynamic)
     for (int64_t item = 0; item < items; ++item) {
-      const int64_t expert = chosen[item / out_rows];
-      const int64_t out_row = item % out_rows;
-      dequantize_mxfp4_row_f32(weights, expert, out_row, row_values);
-      for (int64_t index = start[expert]; index < start[expert + 1]; ++index) {
-        const int64_t slot = by_expert[index];
-        const float* input = x + (slot / choice.slots) * layout.row_stride + (slot % choice.slots) * layout.slot_stride;
-        y[slot * out_rows + out_row] = dot_in_lanes(input, row_values.data(), length);
+      const int64_t expert = chosen[item / runs];
+      const int64_t first_row = (item % runs) * kRunRows;
+      const int64_t run_rows = std::min(kRunRows, out_rows - first_row);
+      if (vector_kernel) {
+        const int64_t count = start[expert + 1] - start[expert];
+        for (int64_t index = 0; index < count; ++index) {
+          const int64_t slot = by_expert[start[expert] + index];
+          inputs[index] = input_of(slot);
+          outputs[index] = y + slot * out_rows + first_row;
+        }
+        const int64_t first = expert * out_rows + first_row;
+        vector_kernel(detail::Mxfp4Rows{blocks + first * row_bytes, scales + first * weights.groups, weights.groups,
+                                        run_rows, detail::mxfp4_value_table_f32(), inputs.data(), outputs.data(),
+                                        count, panel.empty() ? nullptr : panel.data()});
+        continue;
+      }
+      for (int64_t out_row = first_row; out_row < first_row + run_rows; ++out_row) {
+        dequantize_mxfp4_row_f32(weights, expert, out_row, row_values);
+        for (int64_t index = start[expert]; index < start[expert + 1]; ++index) {
+          const int64_t slot = by_expert[index];
+          y[slot * out_rows + out_row] = dot_in_lanes(input_of(slot), row_values.data(), length);
+        }
       }
     }
   }

@@ -175,6 +175,15 @@ void set_library_enabled(bool enabled) { library_wanted.store(enabled, std::memo
 
 bool library_enabled() { return library_wanted.load(std::memory_order_relaxed) && library_available(); }
 
+int64_t output_alignment(int64_t rows, bool x_bf16, bool w_bf16) {
+#ifdef LINNET_WITH_DNNL
+  if (library_takes(rows, x_bf16, w_bf16)) return kLibraryBlockOutputs;
+#else
+  (void)rows, (void)x_bf16, (void)w_bf16;
+#endif
+  return 1;
+}
+
 void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int64_t inner, Operand x, Operand w,
                     float* y, int64_t y_stride) {
   if (rows <= 0 || last_output <= first_output) return;

@@ -7,12 +7,14 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "linnet/ops/mxfp4.hpp"
+#include "linnet/tensor/gemm.hpp"
 #include "linnet/tensor/half.hpp"
 
 using linnet::ops::ExpertChoice;
@@ -130,7 +132,10 @@ void check_close_to_exact(const std::vector<float>& y, const Reference& ref) {
 }  // namespace
 
 TEST_CASE("MXFP4 expert products equal dequantize-then-multiply") {
-  const Shape shape = GENERATE(Shape{5, 24, 3, 7, 3, 1u}, Shape{9, 64, 4, 33, 4, 2u}, Shape{3, 8, 1, 1, 1, 3u});
+  // Rows and slots that are not multiples of the vector kernel's runs (16
+  // rows) or tiles (4 rows by 3 inputs), one slot, one group.
+  const Shape shape = GENERATE(Shape{5, 24, 3, 7, 3, 1u}, Shape{9, 64, 4, 33, 4, 2u}, Shape{3, 8, 1, 1, 1, 3u},
+                               Shape{6, 37, 2, 5, 2, 4u}, Shape{33, 18, 5, 2, 4, 5u});
   const Problem p = make_problem(shape);
   const size_t per_slot = static_cast<size_t>(shape.batch * shape.slots * shape.rows);
   CAPTURE(shape.experts, shape.rows, shape.groups, shape.batch, shape.slots);
@@ -180,6 +185,22 @@ TEST_CASE("MXFP4 expert products equal dequantize-then-multiply") {
     std::vector<uint16_t> out_bf16(out.size());
     linnet::ops::mxfp4_combine_experts_bf16(p.weights(), p.per_slot_x, p.choice(), p.mixing, out_bf16);
     CHECK(out_bf16 == rounded_to_bf16(expected));
+  }
+
+  SECTION("every kernel path (AVX-512, AVX2, scalar) gives the same bits") {
+    namespace gemm = linnet::tensor::gemm;
+    const Reference shared_ref = reference_products(p, true), own_ref = reference_products(p, false);
+    for (gemm::Isa isa : {gemm::Isa::Scalar, gemm::Isa::Avx2, gemm::Isa::Avx512}) {
+      if (!gemm::isa_supported(isa)) continue;
+      CAPTURE(gemm::isa_name(isa));
+      gemm::override_isa(isa);
+      std::vector<float> shared_y(per_slot), own_y(per_slot);
+      linnet::ops::mxfp4_experts_shared_f32(p.weights(), p.shared_x, p.choice(), shared_y);
+      linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), own_y);
+      gemm::override_isa(std::nullopt);
+      CHECK(same_bits(shared_y, shared_ref.y));
+      CHECK(same_bits(own_y, own_ref.y));
+    }
   }
 
   SECTION("results do not depend on the number of threads") {

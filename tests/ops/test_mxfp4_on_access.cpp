@@ -122,3 +122,37 @@ TEST_CASE("a linear over dequantize_mxfp4 decodes tiles, never the whole weight"
     CHECK(bits(reference->call(*body_block, "whole", none).tensor()) == bits(made));
   }
 }
+
+TEST_CASE("a tiled product over dequantize_mxfp4 keeps the whole product's bits from 64 rows on",
+          "[mxfp4][on-access]") {
+  // From gemm::kLibraryMinRows x rows a product may go to oneDNN in blocks
+  // of 128 outputs: the tiles must be whole blocks for the bits to agree.
+  // E * Out = 600 rows (four full tiles of 128 and a partial one) for `up`,
+  // Out = 150 for `down`; 70 x rows, past the 64-row threshold; rows of
+  // 2880 values, the width of GPT-OSS (where oneDNN splits the inner sum).
+  const int64_t experts = 4, rows = 150, groups = 90, inner = groups * 32, batch = 70;
+  std::mt19937 rng(29);
+  MapParameterSource parameters;
+  parameters.set("blocks", random_integers(rng, {experts, rows, groups, 16}, DType::U8, 0, 255));
+  parameters.set("scales", random_integers(rng, {experts, rows, groups}, DType::U8, 118, 136));
+  for (DType type : {DType::F32, DType::BF16}) {
+    CAPTURE(linnet::tensor::dtype_name(type));
+    auto program = load_source(kDenseExperts, native_options());
+    auto block = program->instantiate(
+        "Dense", {{"E", dim(experts)}, {"Out", dim(rows)}, {"G", dim(groups)}, {"T", dtype(type)}}, parameters);
+    EntryInputs none;
+    const Tensor made = program->call(*block, "whole", none).tensor().contiguous();
+    const Tensor x_up = random_tensor(rng, {batch, inner}, type);
+    const Tensor x_down = random_tensor(rng, {batch, experts * inner}, type);
+    EntryInputs up, down;
+    up.positional = {v(x_up)};
+    up.generics = {{"R", dim(batch)}};
+    down.positional = {v(x_down)};
+    down.generics = {{"R", dim(batch)}};
+    const Tensor y_up = program->call(*block, "up", up).tensor();
+    const Tensor y_down = program->call(*block, "down", down).tensor();
+    CHECK(bits(y_up) == bits(reference_linear(x_up, made.reshape({experts * rows, inner}), type)));
+    CHECK(bits(y_down) ==
+          bits(reference_linear(x_down, made.permute({1, 0, 2}).reshape({rows, experts * inner}), type)));
+  }
+}

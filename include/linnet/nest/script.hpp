@@ -43,6 +43,9 @@ struct ScriptStep {
 };
 
 // Runs the calls in order; `after_each` sees each finished step. Throws RunError.
+// With `after_each`, the returned steps carry no outputs: the callback had
+// them, and keeping every call's results (a prompt's logits are hundreds of
+// MB) would hold them all until the end.
 std::vector<ScriptStep> run_script(Session& session, const std::vector<ScriptCall>& calls,
                                    const std::function<void(const ScriptStep&)>& after_each = {});
 

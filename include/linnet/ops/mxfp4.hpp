@@ -75,11 +75,13 @@ void dequantize_mxfp4_row_f32(const Mxfp4Experts& weights, int64_t expert, int64
 // Expert products. For each row r and slot k, with e = experts[r, k]:
 //   y[r, k, o] = sum over i in [0, G * 32) of x_rk[i] * W[e, o, i]
 // in f32, W the dequantized values above. Only the chosen experts are read,
-// each row of an expert dequantized once per call into a small buffer and
-// multiplied by every input that chose that expert; no expert is
-// dequantized whole. Rows of the outputs are spread over OpenMP threads;
-// every result is computed by one thread in a fixed order, so results do
-// not depend on the thread count.
+// never dequantized whole: with AVX-512 or AVX2 the packed bytes are
+// decoded in vector registers as they are multiplied (or, for an expert
+// many inputs chose, a run of its rows into a small per-thread panel); the
+// scalar path dequantizes each row once into a one-row buffer. Runs of
+// output rows are spread over OpenMP threads; every result is computed by
+// one thread in the order below, on every path, so results do not depend
+// on the path or the thread count.
 //
 // Accumulation order (f32, no fused multiply-add): lane l in 0..7 sums the
 // products of the indices i = l (mod 8) in increasing i, starting from 0;

@@ -66,6 +66,13 @@ void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int
 // Products with at least this many rows go to oneDNN when it is available
 // and enabled (measured: below it our kernels are as fast or faster).
 inline constexpr int64_t kLibraryMinRows = 64;
+// The granularity of outputs that keeps a product's bits when it is split:
+// gemm_bt_serial over outputs [a, b) gives the bits of the whole product's
+// outputs there whenever a is a multiple of this (and b is one, or the last
+// output). 1 for our kernels (every output is its own dot product); the
+// width of oneDNN's blocks when a product of `rows` rows with these operand
+// types goes to oneDNN.
+int64_t output_alignment(int64_t rows, bool x_bf16, bool w_bf16);
 // Whether this build has oneDNN and oneDNN multiplies f32 (bf16) on this
 // CPU with a vector kernel.
 bool library_available();

@@ -1,0 +1,51 @@
+// What mxfp4_experts.cpp (the expert products) and the ISA-specific row
+// kernels (mxfp4_rows_<path>.cpp) share. The kernel files are compiled with
+// ISA flags, so this header declares plain functions and a plain struct
+// only (an inline standard-library template instantiated in such a file
+// could be picked by the linker for the whole program and run on a CPU
+// without the instructions).
+#pragma once
+
+#include <cstdint>
+
+namespace linnet::ops::detail {
+
+// Consecutive rows of one MXFP4 expert times a few inputs:
+//   outputs[s][r] = sum over i of inputs[s][i] * W[r, i]
+// for r < rows, s < input_count, W[r, i] the f32 value of row r's code i
+// (value_table[scale * 16 + code], mxfp4.cpp's table, so every value has
+// the bits of dequantize_mxfp4). Each sum in mxfp4.hpp's documented order:
+// eight lanes over i mod 8, a multiplication then an addition per term (no
+// fused multiply-add), the lanes combined pairwise at the end.
+struct Mxfp4Rows {
+  const uint8_t* blocks = nullptr;  // rows * groups * 16 bytes, row after row
+  const uint8_t* scales = nullptr;  // rows * groups bytes
+  int64_t groups = 0;               // each row holds groups * 32 values
+  int64_t rows = 0;
+  const float* value_table = nullptr;  // [256][16]
+  const float* const* inputs = nullptr;
+  float* const* outputs = nullptr;
+  int64_t input_count = 0;
+  // rows * groups * 32 floats of scratch, or null: with many inputs the
+  // rows are decoded there once rather than in registers per input tile.
+  float* panel = nullptr;
+};
+
+// The f32 value of every (scale byte, code): [256][16], made once.
+const float* mxfp4_value_table_f32();
+
+// Each computes the whole problem on the calling thread. AVX-512 (F + VL,
+// for the two-table permutation on 8 lanes) and AVX2; called only when the
+// CPU has them (mxfp4_experts.cpp).
+void mxfp4_rows_avx512(const Mxfp4Rows& problem);
+void mxfp4_rows_avx2(const Mxfp4Rows& problem);
+
+// `values` (a multiple of 32) consecutive values of packed rows, decoded
+// into `out` through the f32 value table: f32, or bf16 bits (the bf16
+// table's values, which are the f32 values' upper halves).
+void mxfp4_decode_avx512(const uint8_t* blocks, const uint8_t* scales, int64_t values, const float* value_table,
+                         bool bf16, void* out);
+void mxfp4_decode_avx2(const uint8_t* blocks, const uint8_t* scales, int64_t values, const float* value_table,
+                       bool bf16, void* out);
+
+}  // namespace linnet::ops::detail
