@@ -13,7 +13,6 @@ namespace {
 // `x / sqrt(mean(x^2) + eps)`, rounded to T, times weight in T.
 std::optional<eval::Value> run_rms_norm(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
-  const Rounding round = rounding_for(dtype);
   const int64_t h = dim_generic(call, "H");
   const Tensor x = contiguous_f32(tensor_argument(call, "x"));
   const Tensor weight = contiguous_f32(tensor_argument(call, "weight"));
@@ -25,15 +24,17 @@ std::optional<eval::Value> run_rms_norm(const eval::NativeCall& call) {
   float* out = result.mutable_data<float>();
   const int64_t rows = x.numel() / h;
   const float count = static_cast<float>(h);
+  with_rounding(dtype, [&](auto round) {
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(x.numel()))
-  for (int64_t row = 0; row < rows; ++row) {
-    const float* values = in + row * h;
-    float squares = 0.0f;
-    for (int64_t i = 0; i < h; ++i) squares += values[i] * values[i];
-    const float inverse_rms = 1.0f / std::sqrt(squares / count + eps);
-    float* normalized = out + row * h;
-    for (int64_t i = 0; i < h; ++i) normalized[i] = round(round(values[i] * inverse_rms) * gain[i]);
-  }
+    for (int64_t row = 0; row < rows; ++row) {
+      const float* values = in + row * h;
+      float squares = 0.0f;
+      for (int64_t i = 0; i < h; ++i) squares += values[i] * values[i];
+      const float inverse_rms = 1.0f / std::sqrt(squares / count + eps);
+      float* normalized = out + row * h;
+      for (int64_t i = 0; i < h; ++i) normalized[i] = round(round(values[i] * inverse_rms) * gain[i]);
+    }
+  });
   return eval::Value::from_tensor(to_dtype(result, dtype));
 }
 
@@ -41,7 +42,6 @@ std::optional<eval::Value> run_rms_norm(const eval::NativeCall& call) {
 // plus bias in T when there is one.
 std::optional<eval::Value> run_layer_norm(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
-  const Rounding round = rounding_for(dtype);
   const int64_t h = dim_generic(call, "H");
   const Tensor x = contiguous_f32(tensor_argument(call, "x"));
   const Tensor weight = contiguous_f32(tensor_argument(call, "weight"));
@@ -56,24 +56,26 @@ std::optional<eval::Value> run_layer_norm(const eval::NativeCall& call) {
   float* out = result.mutable_data<float>();
   const int64_t rows = x.numel() / h;
   const float count = static_cast<float>(h);
+  with_rounding(dtype, [&](auto round) {
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(x.numel()))
-  for (int64_t row = 0; row < rows; ++row) {
-    const float* values = in + row * h;
-    float* normalized = out + row * h;
-    float total = 0.0f;
-    for (int64_t i = 0; i < h; ++i) total += values[i];
-    const float mean = total / count;
-    float squares = 0.0f;
-    for (int64_t i = 0; i < h; ++i) {
-      const float centered = values[i] - mean;
-      squares += centered * centered;
+    for (int64_t row = 0; row < rows; ++row) {
+      const float* values = in + row * h;
+      float* normalized = out + row * h;
+      float total = 0.0f;
+      for (int64_t i = 0; i < h; ++i) total += values[i];
+      const float mean = total / count;
+      float squares = 0.0f;
+      for (int64_t i = 0; i < h; ++i) {
+        const float centered = values[i] - mean;
+        squares += centered * centered;
+      }
+      const float inverse_std = 1.0f / std::sqrt(squares / count + eps);
+      for (int64_t i = 0; i < h; ++i) {
+        const float scaled = round(round((values[i] - mean) * inverse_std) * gain[i]);
+        normalized[i] = shift ? round(scaled + shift[i]) : scaled;
+      }
     }
-    const float inverse_std = 1.0f / std::sqrt(squares / count + eps);
-    for (int64_t i = 0; i < h; ++i) {
-      const float scaled = round(round((values[i] - mean) * inverse_std) * gain[i]);
-      normalized[i] = shift ? round(scaled + shift[i]) : scaled;
-    }
-  }
+  });
   return eval::Value::from_tensor(to_dtype(result, dtype));
 }
 

@@ -20,7 +20,6 @@ namespace {
 // cos + (b * table_batch_stride + s) * D.
 Tensor rotate(const Tensor& x_in, const Tensor& cos_in, const Tensor& sin_in, int64_t table_batch_stride,
               DType dtype) {
-  const Rounding round = rounding_for(dtype);
   const Tensor x = contiguous_f32(x_in);
   const Tensor cos_table = contiguous_f32(cos_in);
   const Tensor sin_table = contiguous_f32(sin_in);
@@ -32,19 +31,21 @@ Tensor rotate(const Tensor& x_in, const Tensor& cos_in, const Tensor& sin_in, in
   const float* s = sin_table.data<float>();
   float* out = result.mutable_data<float>();
   const int64_t rows = B * H * S;
+  with_rounding(dtype, [&](auto round) {
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(result.numel()))
-  for (int64_t row = 0; row < rows; ++row) {
-    const int64_t b = row / (H * S);
-    const int64_t position = row % S;
-    const float* values = in + row * D;
-    const float* cos_row = c + (b * table_batch_stride + position) * D;
-    const float* sin_row = s + (b * table_batch_stride + position) * D;
-    float* rotated = out + row * D;
-    for (int64_t d = 0; d < D; ++d) {
-      const float turned = d < half ? -values[d + half] : values[d - half];
-      rotated[d] = round(round(values[d] * cos_row[d]) + round(turned * sin_row[d]));
+    for (int64_t row = 0; row < rows; ++row) {
+      const int64_t b = row / (H * S);
+      const int64_t position = row % S;
+      const float* values = in + row * D;
+      const float* cos_row = c + (b * table_batch_stride + position) * D;
+      const float* sin_row = s + (b * table_batch_stride + position) * D;
+      float* rotated = out + row * D;
+      for (int64_t d = 0; d < D; ++d) {
+        const float turned = d < half ? -values[d + half] : values[d - half];
+        rotated[d] = round(round(values[d] * cos_row[d]) + round(turned * sin_row[d]));
+      }
     }
-  }
+  });
   return to_dtype(result, dtype);
 }
 
