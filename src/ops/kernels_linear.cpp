@@ -79,7 +79,6 @@ void weight_tiles_product(int64_t rows, int64_t out, int64_t in, gemm::Operand x
 // are the same bits.
 std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
-  const Rounding round = rounding_for(dtype);
   const Tensor x = product_operand(tensor_argument(call, "x"));
   const Tensor& given_weight = tensor_argument(call, "weight");
   // An unmade f32 or bf16 weight is multiplied a tile at a time, never made.
@@ -103,8 +102,10 @@ std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   if (bias) {
     const Tensor offsets = contiguous_f32(*bias);
     const float* b = offsets.data<float>();
+    with_rounding(dtype, [&](auto round) {
 #pragma omp parallel for if (count > 65536)
-    for (int64_t i = 0; i < count; ++i) y[i] = round(y[i] + b[i % out]);
+      for (int64_t i = 0; i < count; ++i) y[i] = round(y[i] + b[i % out]);
+    });
   }
   return eval::Value::from_tensor(to_dtype(result, dtype));
 }

@@ -3,6 +3,7 @@
 // the weight (and bias) applied in T -- the roundings the bodies make,
 // at the same places. One row per thread.
 #include <cmath>
+#include <type_traits>
 
 #include "kernel_support.hpp"
 
@@ -10,38 +11,64 @@ namespace linnet::ops::detail {
 
 namespace {
 
+// An element of a row as f32, and an f32 result stored as the row's dtype
+// (for bf16, the rounding to T the body makes last).
+inline float widened(float value) { return value; }
+inline float widened(tensor::bf16_t value) { return value.to_float(); }
+template <class E>
+E stored(float value) {
+  if constexpr (std::is_same_v<E, tensor::bf16_t>) {
+    return tensor::bf16_t::from_float(value);
+  } else {
+    return value;
+  }
+}
+
+// rms_norm over rows of h elements of type E (f32, or bf16 read and
+// written as bf16: no f32 copies of the input or the result).
+template <class E>
+void rms_norm_rows(const E* in, const float* gain, E* out, int64_t rows, int64_t h, float eps) {
+  const float count = static_cast<float>(h);
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(rows * h))
+  for (int64_t row = 0; row < rows; ++row) {
+    const E* values = in + row * h;
+    float squares = 0.0f;
+    for (int64_t i = 0; i < h; ++i) squares += widened(values[i]) * widened(values[i]);
+    const float inverse_rms = 1.0f / std::sqrt(squares / count + eps);
+    E* normalized = out + row * h;
+    for (int64_t i = 0; i < h; ++i) {
+      // round(round(x * inverse_rms) * gain) in T; `stored` makes the outer rounding.
+      float scaled = widened(values[i]) * inverse_rms;
+      if constexpr (std::is_same_v<E, tensor::bf16_t>) scaled = tensor::round_to_bf16(scaled);
+      normalized[i] = stored<E>(scaled * gain[i]);
+    }
+  }
+}
+
 // `x / sqrt(mean(x^2) + eps)`, rounded to T, times weight in T.
 std::optional<eval::Value> run_rms_norm(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
-  const Rounding round = rounding_for(dtype);
   const int64_t h = dim_generic(call, "H");
-  const Tensor x = contiguous_f32(tensor_argument(call, "x"));
+  const Tensor& argument = tensor_argument(call, "x");
+  if (argument.dtype() != dtype || (dtype != DType::F32 && dtype != DType::BF16)) return std::nullopt;
+  const Tensor x = argument.contiguous();
   const Tensor weight = contiguous_f32(tensor_argument(call, "weight"));
   const float eps = static_cast<float>(float_argument(call, "eps"));
-  Tensor result = Tensor::empty(DType::F32, x.shape());
-  if (h == 0) return eval::Value::from_tensor(to_dtype(result, dtype));
-  const float* in = x.data<float>();
-  const float* gain = weight.data<float>();
-  float* out = result.mutable_data<float>();
+  Tensor result = Tensor::empty(dtype, x.shape());
+  if (h == 0) return eval::Value::from_tensor(result);
   const int64_t rows = x.numel() / h;
-  const float count = static_cast<float>(h);
-#pragma omp parallel for schedule(static) if (tensor::worth_threads(x.numel()))
-  for (int64_t row = 0; row < rows; ++row) {
-    const float* values = in + row * h;
-    float squares = 0.0f;
-    for (int64_t i = 0; i < h; ++i) squares += values[i] * values[i];
-    const float inverse_rms = 1.0f / std::sqrt(squares / count + eps);
-    float* normalized = out + row * h;
-    for (int64_t i = 0; i < h; ++i) normalized[i] = round(round(values[i] * inverse_rms) * gain[i]);
+  if (dtype == DType::BF16) {
+    rms_norm_rows(x.data<tensor::bf16_t>(), weight.data<float>(), result.mutable_data<tensor::bf16_t>(), rows, h, eps);
+  } else {
+    rms_norm_rows(x.data<float>(), weight.data<float>(), result.mutable_data<float>(), rows, h, eps);
   }
-  return eval::Value::from_tensor(to_dtype(result, dtype));
+  return eval::Value::from_tensor(result);
 }
 
 // `(x - mean) / sqrt(variance + eps)`, rounded to T, times weight in T,
 // plus bias in T when there is one.
 std::optional<eval::Value> run_layer_norm(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
-  const Rounding round = rounding_for(dtype);
   const int64_t h = dim_generic(call, "H");
   const Tensor x = contiguous_f32(tensor_argument(call, "x"));
   const Tensor weight = contiguous_f32(tensor_argument(call, "weight"));
@@ -56,24 +83,26 @@ std::optional<eval::Value> run_layer_norm(const eval::NativeCall& call) {
   float* out = result.mutable_data<float>();
   const int64_t rows = x.numel() / h;
   const float count = static_cast<float>(h);
+  with_rounding(dtype, [&](auto round) {
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(x.numel()))
-  for (int64_t row = 0; row < rows; ++row) {
-    const float* values = in + row * h;
-    float* normalized = out + row * h;
-    float total = 0.0f;
-    for (int64_t i = 0; i < h; ++i) total += values[i];
-    const float mean = total / count;
-    float squares = 0.0f;
-    for (int64_t i = 0; i < h; ++i) {
-      const float centered = values[i] - mean;
-      squares += centered * centered;
+    for (int64_t row = 0; row < rows; ++row) {
+      const float* values = in + row * h;
+      float* normalized = out + row * h;
+      float total = 0.0f;
+      for (int64_t i = 0; i < h; ++i) total += values[i];
+      const float mean = total / count;
+      float squares = 0.0f;
+      for (int64_t i = 0; i < h; ++i) {
+        const float centered = values[i] - mean;
+        squares += centered * centered;
+      }
+      const float inverse_std = 1.0f / std::sqrt(squares / count + eps);
+      for (int64_t i = 0; i < h; ++i) {
+        const float scaled = round(round((values[i] - mean) * inverse_std) * gain[i]);
+        normalized[i] = shift ? round(scaled + shift[i]) : scaled;
+      }
     }
-    const float inverse_std = 1.0f / std::sqrt(squares / count + eps);
-    for (int64_t i = 0; i < h; ++i) {
-      const float scaled = round(round((values[i] - mean) * inverse_std) * gain[i]);
-      normalized[i] = shift ? round(scaled + shift[i]) : scaled;
-    }
-  }
+  });
   return eval::Value::from_tensor(to_dtype(result, dtype));
 }
 

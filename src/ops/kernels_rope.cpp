@@ -10,53 +10,86 @@
 // rope_rows is a `fn` in the standard library, which the interpreter never
 // offers to a dispatcher; its kernel is registered so that it runs once the
 // library declares it an `op`, and is tested against the function's body.
+#include <type_traits>
+
 #include "kernel_support.hpp"
 
 namespace linnet::ops::detail {
 
 namespace {
 
-// Rotates `x` [B, H, S, D]; the tables for (b, s) start at
-// cos + (b * table_batch_stride + s) * D.
-Tensor rotate(const Tensor& x_in, const Tensor& cos_in, const Tensor& sin_in, int64_t table_batch_stride,
-              DType dtype) {
-  const Rounding round = rounding_for(dtype);
-  const Tensor x = contiguous_f32(x_in);
-  const Tensor cos_table = contiguous_f32(cos_in);
-  const Tensor sin_table = contiguous_f32(sin_in);
-  const int64_t B = x.extent(0), H = x.extent(1), S = x.extent(2), D = x.extent(3);
+inline float widened(float value) { return value; }
+inline float widened(tensor::bf16_t value) { return value.to_float(); }
+
+// Rotates rows of x (element type E: f32, or bf16 read and written as
+// bf16, with no f32 copies of x or of the result); the tables are f32.
+template <class E>
+void rotate_rows(const E* in, const float* c, const float* s, E* out, int64_t H, int64_t S, int64_t D,
+                 int64_t rows, int64_t table_batch_stride) {
   const int64_t half = D / 2;
-  Tensor result = Tensor::empty(DType::F32, x.shape());
-  const float* in = x.data<float>();
-  const float* c = cos_table.data<float>();
-  const float* s = sin_table.data<float>();
-  float* out = result.mutable_data<float>();
-  const int64_t rows = B * H * S;
-#pragma omp parallel for schedule(static) if (tensor::worth_threads(result.numel()))
+  // The body's three roundings to T: the two products and their sum (the
+  // last one is the store for bf16). In f32 the sum of two products must
+  // not become one fused multiply-add (the body rounds each product); the
+  // default build's baseline x86-64 flags have no FMA to contract into.
+  const auto round = [](float value) {
+    if constexpr (std::is_same_v<E, tensor::bf16_t>) {
+      return tensor::round_to_bf16(value);
+    } else {
+      return value;
+    }
+  };
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(rows * D))
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t b = row / (H * S);
     const int64_t position = row % S;
-    const float* values = in + row * D;
+    const E* values = in + row * D;
     const float* cos_row = c + (b * table_batch_stride + position) * D;
     const float* sin_row = s + (b * table_batch_stride + position) * D;
-    float* rotated = out + row * D;
+    E* rotated = out + row * D;
     for (int64_t d = 0; d < D; ++d) {
-      const float turned = d < half ? -values[d + half] : values[d - half];
-      rotated[d] = round(round(values[d] * cos_row[d]) + round(turned * sin_row[d]));
+      const float value = widened(values[d]);
+      const float turned = d < half ? -widened(values[d + half]) : widened(values[d - half]);
+      const float sum = round(value * cos_row[d]) + round(turned * sin_row[d]);
+      if constexpr (std::is_same_v<E, tensor::bf16_t>) {
+        rotated[d] = tensor::bf16_t::from_float(sum);
+      } else {
+        rotated[d] = sum;
+      }
     }
   }
-  return to_dtype(result, dtype);
+}
+
+// Rotates `x` [B, H, S, D]; the tables for (b, s) start at
+// cos + (b * table_batch_stride + s) * D.
+// Nothing (the body runs) for an x whose dtype is not T.
+std::optional<eval::Value> rotate(const Tensor& x_in, const Tensor& cos_in, const Tensor& sin_in,
+                                  int64_t table_batch_stride, DType dtype) {
+  if (dtype != DType::F32 && dtype != DType::BF16) rounding_for(dtype);  // throws
+  if (x_in.dtype() != dtype) return std::nullopt;
+  const Tensor x = x_in.contiguous();
+  const Tensor cos_table = contiguous_f32(cos_in);
+  const Tensor sin_table = contiguous_f32(sin_in);
+  const int64_t B = x.extent(0), H = x.extent(1), S = x.extent(2), D = x.extent(3);
+  Tensor result = Tensor::empty(dtype, x.shape());
+  const int64_t rows = B * H * S;
+  if (dtype == DType::BF16) {
+    rotate_rows(x.data<tensor::bf16_t>(), cos_table.data<float>(), sin_table.data<float>(),
+                result.mutable_data<tensor::bf16_t>(), H, S, D, rows, table_batch_stride);
+  } else {
+    rotate_rows(x.data<float>(), cos_table.data<float>(), sin_table.data<float>(), result.mutable_data<float>(), H, S,
+                D, rows, table_batch_stride);
+  }
+  return eval::Value::from_tensor(std::move(result));
 }
 
 std::optional<eval::Value> run_rope(const eval::NativeCall& call) {
-  return eval::Value::from_tensor(rotate(tensor_argument(call, "x"), tensor_argument(call, "cos_table"),
-                                         tensor_argument(call, "sin_table"), 0, dtype_generic(call, "T")));
+  return rotate(tensor_argument(call, "x"), tensor_argument(call, "cos_table"), tensor_argument(call, "sin_table"), 0,
+                dtype_generic(call, "T"));
 }
 
 std::optional<eval::Value> run_rope_rows(const eval::NativeCall& call) {
-  return eval::Value::from_tensor(rotate(tensor_argument(call, "x"), tensor_argument(call, "cos_rows"),
-                                         tensor_argument(call, "sin_rows"), dim_generic(call, "S"),
-                                         dtype_generic(call, "T")));
+  return rotate(tensor_argument(call, "x"), tensor_argument(call, "cos_rows"), tensor_argument(call, "sin_rows"),
+                dim_generic(call, "S"), dtype_generic(call, "T"));
 }
 
 }  // namespace

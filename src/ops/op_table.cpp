@@ -98,6 +98,7 @@ CpuOpTable::CpuOpTable() : RegistryOpTable("cpu") {
   detail::register_linear_kernels(*this);
   detail::register_attention_kernels(*this);
   detail::register_softmax_kernels(*this);
+  detail::register_activation_kernels(*this);
   detail::register_norm_kernels(*this);
   detail::register_rope_kernels(*this);
   detail::register_embedding_kernels(*this);

@@ -24,8 +24,11 @@ namespace {
 
 inline int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
 
-// How many vector steps ahead a streaming tile prefetches its w rows.
-constexpr int64_t kPrefetchSteps = 16;
+// How far ahead a streaming tile prefetches its w rows, in bytes (whatever
+// the element type: an f32 step over bf16 weights covers 32 bytes, a bf16
+// step 64), and the cache line each prefetch brings.
+constexpr int64_t kPrefetchBytes = 1024;
+constexpr int64_t kLineBytes = 64;
 
 // The part [begin, end) of the inner dimension for one tile. The first part
 // starts the sums at zero, the last writes them to y (the lanes added);
@@ -40,24 +43,39 @@ void dot_tile(const XT* x, int64_t x_stride, const WT* w, int64_t w_stride, int6
 #pragma GCC unroll 8
     for (int c = 0; c < RN; ++c) acc[r][c] = first ? Lanes::zero() : saved[r * RN + c];
   constexpr int64_t step = Lanes::kStep;
-  int64_t i = begin;
-  for (; i + step <= end; i += step) {
+  // One step: RM + RN loads, RM * RN multiply-adds, in the order every
+  // path below keeps (so the bits do not depend on which loop ran a step).
+  const auto one_step = [&](int64_t at) {
     typename Lanes::Vec a[RM];
 #pragma GCC unroll 8
-    for (int r = 0; r < RM; ++r) a[r] = Lanes::load(x + r * x_stride + i);
+    for (int r = 0; r < RM; ++r) a[r] = Lanes::load(x + r * x_stride + at);
 #pragma GCC unroll 8
     for (int c = 0; c < RN; ++c) {
-      // A tile of one or two x rows streams w from memory (decode) and does
-      // too little arithmetic to hide the latency; checkpoint weights sit in
-      // 4 KiB pages, where the hardware prefetcher stops at every page edge,
-      // so each w row is fetched a kilobyte ahead by hand. Wider tiles read
-      // w parts already in L2.
-      if constexpr (RM <= 2) __builtin_prefetch(w + c * w_stride + i + kPrefetchSteps * step);
-      const auto b = Lanes::load(w + c * w_stride + i);
+      const auto b = Lanes::load(w + c * w_stride + at);
 #pragma GCC unroll 8
       for (int r = 0; r < RM; ++r) acc[r][c] = Lanes::madd(acc[r][c], a[r], b);
     }
+  };
+  int64_t i = begin;
+  if constexpr (RM <= 2) {
+    // A tile of one or two x rows streams w from memory (decode) and does
+    // too little arithmetic to hide the latency; checkpoint weights sit in
+    // 4 KiB pages, where the hardware prefetcher stops at every page edge,
+    // so each w row is fetched a kilobyte ahead by hand, one prefetch per
+    // cache line: the steps go in groups that cover a line of each w row.
+    constexpr int64_t line_steps = kLineBytes / (step * static_cast<int64_t>(sizeof(WT))) > 0
+                                       ? kLineBytes / (step * static_cast<int64_t>(sizeof(WT)))
+                                       : 1;
+    constexpr int64_t ahead = kPrefetchBytes / static_cast<int64_t>(sizeof(WT));
+    for (; i + line_steps * step <= end; i += line_steps * step) {
+#pragma GCC unroll 8
+      for (int c = 0; c < RN; ++c) __builtin_prefetch(w + c * w_stride + i + ahead);
+#pragma GCC unroll 4
+      for (int64_t s = 0; s < line_steps; ++s) one_step(i + s * step);
+    }
   }
+  // Wider tiles read w parts already in L2; a narrow tile's last steps.
+  for (; i + step <= end; i += step) one_step(i);
   if (i < end) {  // only the last part ends off a step
     const int count = static_cast<int>(end - i);
     typename Lanes::Vec a[RM];
