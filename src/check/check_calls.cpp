@@ -247,6 +247,22 @@ std::optional<DimExpr> solve_linear(const DimExpr& pattern, const std::string& s
   return std::nullopt;
 }
 
+// Compound dimensions (`H / Heads`), once the generics in them are known:
+// a pattern with one unbound generic is solved for it.
+void solve_pending(Inference& inference, Solver& solver) {
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (const Inference::Pending& pending : inference.pending) {
+      const std::vector<std::string> unbound = inference.unbound_symbols(pending.pattern);
+      if (unbound.size() != 1) continue;
+      if (std::optional<DimExpr> value = solve_linear(pending.pattern, unbound.front(), pending.actual, solver)) {
+        inference.bound.dims[unbound.front()] = *value;
+        progress = true;
+      }
+    }
+  }
+}
+
 // A method of a block (or a struct) written with too few generic arguments
 // (`sub norm: RmsNorm<H>`) gets the defaults for the rest (`T = bf16`). When
 // an argument does not fit, and would fit were those generics inferred from
@@ -279,54 +295,111 @@ bool blame_defaulted_generics(Checker::Impl& impl, const FunctionDecl& callee, c
     unifier.unify(callee.params[i].type, actual[i]);
     if (unifier.mismatch.failed) return false;  // the default is not (only) to blame
   }
-  // The written spelling with the inferred values appended; a default the
-  // uses do not constrain is spelled as its default.
-  const std::string& owner = instance.block->name;
-  std::string added;
-  std::vector<std::string> blamed;
+  // Compound dimensions must fit too (`H / Heads` with `Heads` inferred).
+  if (cx.solver) solve_pending(probe, *cx.solver);
+  for (const Inference::Pending& pending : probe.pending) {
+    if (!impl.prove_equal_dims(pending.pattern.substitute(probe.bound.dims), pending.actual, cx)) return false;
+  }
+  // The values the uses want; a default the uses do not constrain stays "".
+  std::map<std::string, std::string> wanted;
   for (const std::string& name : instance.defaulted) {
     std::string value;
     if (auto it = probe.bound.dtypes.find(name); it != probe.bound.dtypes.end()) value = it->second.to_string();
     if (auto it = probe.bound.dims.find(name); it != probe.bound.dims.end()) value = it->second.to_string();
     if (auto it = probe.bound.packs.find(name); it != probe.bound.packs.end()) value = shape_to_string(it->second);
+    wanted[name] = value;
+  }
+  return impl.report_defaulted(*instance.block, instance.written, instance.defaulted, wanted, code,
+                               "a call of " + quoted(callee.qualified_name()) + " needs another value",
+                               assigned[failed_argument]->value->span,
+                               "argument " + quoted(callee.params[failed_argument].name) + " " + mismatch);
+}
+
+// What a result typed through a defaulting declaration records (DefaultedResult):
+// the defaulted generics its dtype and last axes are, before they were
+// replaced by their defaults. Null when the result holds none of them.
+std::shared_ptr<const DefaultedResult> defaulted_result(const FunctionDecl& callee, const Type& instance) {
+  if (instance.defaulted.empty() || !instance.block || !instance.written.valid() || !callee.result ||
+      callee.result->kind != TypeKind::Tensor) {
+    return nullptr;
+  }
+  auto is_defaulted = [&](const std::string& name) {
+    return std::find(instance.defaulted.begin(), instance.defaulted.end(), name) != instance.defaulted.end();
+  };
+  DefaultedResult origin;
+  const Type& result = *callee.result;
+  if (result.dtype.kind == DTypeRef::Kind::Generic && is_defaulted(result.dtype.name)) origin.dtype_generic = result.dtype.name;
+  // Counted from the last axis, up to the first shape pack (whose length is not known here).
+  for (std::size_t from_last = 0; from_last < result.shape.size(); ++from_last) {
+    const ShapeItem& item = result.shape[result.shape.size() - 1 - from_last];
+    if (item.is_pack()) break;
+    if (item.dim.is_symbol() && is_defaulted(item.dim.name())) origin.axes.push_back({from_last, item.dim.name()});
+  }
+  if (origin.dtype_generic.empty() && origin.axes.empty()) return nullptr;
+  origin.block = instance.block;
+  origin.written = instance.written;
+  origin.defaulted = instance.defaulted;
+  origin.callee = callee.qualified_name();
+  return std::make_shared<const DefaultedResult>(std::move(origin));
+}
+
+}  // namespace
+
+bool Checker::Impl::report_defaulted(const BlockDecl& block, Span written_span, const std::vector<std::string>& defaulted,
+                                     const std::map<std::string, std::string>& wanted, const char* code,
+                                     const std::string& needs, Span use, const std::string& use_label) {
+  // The written spelling with the wanted values appended; a default the
+  // uses do not constrain is spelled as its default.
+  std::string added;
+  std::vector<std::string> blamed;
+  for (const std::string& name : defaulted) {
+    std::string value;
+    if (auto it = wanted.find(name); it != wanted.end()) value = it->second;
     if (value.empty()) {
-      for (const GenericParamInfo& g : instance.block->generics) {
-        if (g.name == name && g.default_arg) value = impl.text_of(g.default_arg->span);
+      for (const GenericParamInfo& g : block.generics) {
+        if (g.name == name && g.default_arg) value = text_of(g.default_arg->span);
       }
     } else {
       blamed.push_back(name);
     }
     added += ", " + value;
   }
-  std::string written = impl.text_of(instance.written);
+  if (blamed.empty()) return false;
+  std::string written = text_of(written_span);
   const std::size_t open = written.find('<');
   if (!written.empty() && written.back() == '>' && open != std::string::npos) {
     written.insert(written.size() - 1, open + 2 == written.size() ? added.substr(2) : added);
   } else {
     written += "<" + added.substr(2) + ">";
   }
-  const std::pair<uint32_t, uint32_t> key{instance.written.file, instance.written.begin};
-  if (!impl.defaults_blamed.insert(key).second) return true;  // reported at its first use
+  const std::pair<uint32_t, uint32_t> key{written_span.file, written_span.begin};
+  if (!defaults_blamed.insert(key).second) return true;  // reported at its first use
   std::vector<std::string> defaults;
   for (const std::string& name : blamed) {
-    for (const GenericParamInfo& g : instance.block->generics) {
-      if (g.name == name && g.default_arg) defaults.push_back("`" + name + " = " + impl.text_of(g.default_arg->span) + "`");
+    for (const GenericParamInfo& g : block.generics) {
+      if (g.name == name && g.default_arg) defaults.push_back("`" + name + " = " + text_of(g.default_arg->span) + "`");
     }
   }
   std::string left;
   for (std::size_t i = 0; i < defaults.size(); ++i) left += (i ? ", " : "") + defaults[i];
-  impl.error(code,
-        quoted(impl.text_of(instance.written)) + " leaves " + syntax::quoted_list(blamed) + " of " + quoted(owner) +
-            " at " + (blamed.size() == 1 ? "its default" : "their defaults") + " (" + left + "), but a call of " +
-            quoted(callee.qualified_name()) + " needs another value",
-        instance.written)
+  error(code,
+        quoted(text_of(written_span)) + " leaves " + syntax::quoted_list(blamed) + " of " + quoted(block.name) + " at " +
+            (blamed.size() == 1 ? "its default" : "their defaults") + " (" + left + "), but " + needs,
+        written_span)
       .with_label(blamed.size() == 1 ? "a generic argument is missing" : "generic arguments are missing")
-      .also(assigned[failed_argument]->value->span, "argument " + quoted(callee.params[failed_argument].name) + " " + mismatch)
+      .also(use, use_label)
       .with_help("pass " + std::string(blamed.size() == 1 ? "it" : "them") + ": `" + written + "`");
   return true;
 }
 
-}  // namespace
+bool Checker::Impl::blame_defaulted_result(const Type& value, const std::map<std::string, std::string>& wanted,
+                                           const char* code, Span use, const std::string& use_label) {
+  if (!value.from_defaults) return false;
+  const DefaultedResult& origin = *value.from_defaults;
+  return report_defaulted(*origin.block, origin.written, origin.defaulted, wanted, code,
+                          "the result of " + quoted(origin.callee) + " is used where another value is needed", use,
+                          use_label);
+}
 
 void Checker::Impl::record_call(const FunctionDecl& callee, Span span, Context& cx) {
   if (cx.function) calls.push_back({cx.function, &callee, span});
@@ -448,19 +521,7 @@ TypePtr Checker::Impl::call_function(const ast::CallExpr& call, FunctionDecl& ca
     if (unifier.literal) literals.push_back({unifier.literal_target, {unifier.literal, assigned[i]->value->span}});
   }
   // Compound dimensions, and generics that only appear in them.
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (auto it = inference.pending.begin(); it != inference.pending.end();) {
-      const std::vector<std::string> unbound = inference.unbound_symbols(it->pattern);
-      if (unbound.size() == 1) {
-        if (std::optional<DimExpr> value = solve_linear(it->pattern, unbound.front(), it->actual, *cx.solver)) {
-          inference.bound.dims[unbound.front()] = *value;
-          progress = true;
-        }
-      }
-      ++it;
-    }
-  }
+  solve_pending(inference, *cx.solver);
   for (const auto& [name, literal] : inference.literal_dtypes) {
     if (!inference.bound.dtypes.count(name)) {
       inference.bound.dtypes[name] = default_literal(literal)->dtype;
@@ -511,6 +572,14 @@ TypePtr Checker::Impl::call_function(const ast::CallExpr& call, FunctionDecl& ca
     const DimExpr expected = pending.pattern.substitute(inference.bound.dims);
     if (prove_equal_dims(expected, pending.actual, cx)) continue;
     const std::size_t i = pending.argument;
+    if (instance && blame_defaulted_generics(*this, callee, *instance, before_arguments, assigned, actual, i, "E2202",
+                                             "has shape " + shape_to_string(actual[i]->kind == TypeKind::Tensor
+                                                                                ? actual[i]->shape
+                                                                                : Shape{}),
+                                             cx)) {
+      ok = false;
+      break;
+    }
     const ProofResult proof = cx.solver->prove_equal(pending.actual, expected);
     Diagnostic& d = error("E2202",
                           "argument " + quoted(callee.params[i].name) + " of " + what + " has shape " +
@@ -529,7 +598,15 @@ TypePtr Checker::Impl::call_function(const ast::CallExpr& call, FunctionDecl& ca
   }
   if (!ok) return error_type();
   prove_instantiation(callee.where, inference.bound, call.span, "the `where` clause of " + what, cx);
-  return substitute(callee.result, inference.bound);
+  TypePtr result = substitute(callee.result, inference.bound);
+  if (instance && result->kind == TypeKind::Tensor) {
+    if (std::shared_ptr<const DefaultedResult> origin = defaulted_result(callee, *instance)) {
+      Type tagged = *result;
+      tagged.from_defaults = std::move(origin);
+      result = std::make_shared<const Type>(std::move(tagged));
+    }
+  }
+  return result;
 }
 
 TypePtr Checker::Impl::construct_struct(const ast::CallExpr& call, StructDecl& decl, Context& cx) {
@@ -678,7 +755,7 @@ TypePtr Checker::Impl::check_call(const ast::CallExpr& call, Context& cx) {
       return error_type();
     }
     if (!was_imported(*cx.module, name)) {
-      explain_unknown_name(error("E1201", "cannot find function " + quoted(name), callee.span), name, cx);
+      explain_unknown_name(error("E1201", "cannot find function " + quoted(name), callee.span), name, cx, true);
     }
     return error_type();
   }

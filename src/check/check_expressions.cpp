@@ -3,6 +3,7 @@
 // no implicit dtype promotion, provable broadcasting).
 #include "gcc_workarounds.hpp"  // first: see the file
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -345,6 +346,31 @@ bool Checker::Impl::broadcast(const Shape& a, const Shape& b, Shape& out, Span s
   return true;
 }
 
+bool Checker::Impl::defaulted_axes_break(const Type& value, const Shape& other, bool broadcasting,
+                                         std::map<std::string, std::string>& wanted, Context& cx) {
+  if (!value.from_defaults || value.from_defaults->axes.empty() || value.kind != TypeKind::Tensor) return false;
+  const Shape& shape = value.shape;
+  if (!broadcasting && shape.size() != other.size()) return false;
+  const std::size_t aligned = std::min(shape.size(), other.size());
+  bool blamed = false;
+  for (std::size_t from_last = 0; from_last < aligned; ++from_last) {
+    const ShapeItem& mine = shape[shape.size() - 1 - from_last];
+    const ShapeItem& theirs = other[other.size() - 1 - from_last];
+    if (mine.is_pack() || theirs.is_pack()) {
+      if (mine.is_pack() && theirs.is_pack() && mine.pack == theirs.pack) continue;
+      return false;
+    }
+    if (prove_equal_dims(mine.dim, theirs.dim, cx)) continue;
+    if (broadcasting && (is_one(mine.dim, cx) || is_one(theirs.dim, cx))) continue;
+    const auto& axes = value.from_defaults->axes;
+    auto it = std::find_if(axes.begin(), axes.end(), [&](const auto& axis) { return axis.first == from_last; });
+    if (it == axes.end()) return false;  // an axis the default does not explain
+    wanted[it->second] = theirs.dim.to_string();
+    blamed = true;
+  }
+  return blamed;
+}
+
 TypePtr Checker::Impl::elementwise(const TypePtr& lhs, const TypePtr& rhs, Span span, Span lhs_span, Span rhs_span,
                                    Context& cx) {
   if (lhs->is_error() || rhs->is_error()) return error_type();
@@ -378,6 +404,15 @@ TypePtr Checker::Impl::elementwise(const TypePtr& lhs, const TypePtr& rhs, Span 
     return lhs->is_tensor() ? lhs : scalar_type(lhs->dtype);
   }
   if (!(lhs->dtype == rhs->dtype)) {
+    // A method's result at a defaulted dtype: the declaration is to blame.
+    for (const auto& [tagged, other] : {std::pair{lhs, rhs}, std::pair{rhs, lhs}}) {
+      if (!tagged->from_defaults || tagged->from_defaults->dtype_generic.empty()) continue;
+      if (blame_defaulted_result(*tagged, {{tagged->from_defaults->dtype_generic, other->dtype.to_string()}}, "E2103",
+                                 span,
+                                 "dtype " + tagged->dtype.to_string() + " here meets " + other->dtype.to_string())) {
+        return error_type();
+      }
+    }
     const bool tensors = lhs->is_tensor() || rhs->is_tensor();
     error("E2103", tensors ? "tensor dtypes do not match" : "scalar dtypes do not match", span)
         .note("left operand has dtype " + lhs->dtype.to_string())
@@ -386,6 +421,15 @@ TypePtr Checker::Impl::elementwise(const TypePtr& lhs, const TypePtr& rhs, Span 
     return error_type();
   }
   if (lhs->is_tensor() && rhs->is_tensor()) {
+    for (const auto& [tagged, other] : {std::pair{lhs, rhs}, std::pair{rhs, lhs}}) {
+      std::map<std::string, std::string> wanted;
+      if (defaulted_axes_break(*tagged, other->shape, true, wanted, cx) &&
+          blame_defaulted_result(*tagged, wanted, "E2207", span,
+                                 "shape " + shape_to_string(tagged->shape) + " here does not broadcast with " +
+                                     shape_to_string(other->shape))) {
+        return error_type();
+      }
+    }
     Shape shape;
     if (!broadcast(lhs->shape, rhs->shape, shape, span, cx)) return error_type();
     return tensor_type(std::move(shape), lhs->dtype);
@@ -582,6 +626,22 @@ bool Checker::Impl::coerce(const TypePtr& value, const TypePtr& target, Span spa
     // A wrong shape is E2202, except where the caller has its own code for
     // any change of type (E2109 for an assignment).
     const char* shape_code = std::string_view(mismatch_code) == "E2101" ? "E2202" : mismatch_code;
+    if (value->from_defaults) {
+      // A method's result whose defaulted dtype or axes are all that differ:
+      // the declaration that left them out is to blame.
+      std::map<std::string, std::string> wanted;
+      const bool dtype_differs = !(value->dtype == target->dtype);
+      const std::string& dtype_generic = value->from_defaults->dtype_generic;
+      if (dtype_differs && !dtype_generic.empty()) wanted[dtype_generic] = target->dtype.to_string();
+      const bool axes_fit =
+          defaulted_axes_break(*value, target->shape, false, wanted, cx) || shapes_equal(value->shape, target->shape, cx);
+      if ((!dtype_differs || !dtype_generic.empty()) && axes_fit && !wanted.empty() &&
+          blame_defaulted_result(*value, wanted, dtype_differs ? mismatch_code : shape_code, span,
+                                 what + " is " + quoted(type_to_string(value)) + ", not " +
+                                     quoted(type_to_string(target)))) {
+        return false;
+      }
+    }
     bool ok = true;
     if (!(value->dtype == target->dtype)) {
       error(mismatch_code, what + " has dtype " + value->dtype.to_string() + ", not " + target->dtype.to_string(), span)

@@ -7,6 +7,7 @@
 // the `where` clauses; what is left to check here is that these bindings do.
 #include "gcc_workarounds.hpp"  // first: see the file
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 
@@ -147,6 +148,48 @@ std::optional<Instance> Checker::Impl::instantiate(const InstantiateRequest& req
     if (!with_entries.empty()) root = with_entries.front();
   }
 
+  // A `--bind` that names no generic of the root or of its entries is an
+  // error with the code and wording a card's gets (a card's bindings were
+  // already matched by nest::resolve_card, which reports them itself).
+  bool bindings_known = true;
+  if (!request.card) {
+    const std::string owner_name = root ? scope.name + "::" + root->name : scope.name;
+    std::vector<std::string> block_generics;
+    if (root) {
+      for (const ast::GenericParam& generic : root->item->generics) block_generics.push_back(generic.name.text);
+    }
+    std::set<std::string> entry_generics;
+    for (const FunctionDecl& function : functions) {
+      if (!function.is_entry()) continue;
+      if (root ? function.block != root : (function.module != &scope || function.block != nullptr)) continue;
+      for (const ast::GenericParam& generic : function.function->generics) entry_generics.insert(generic.name.text);
+    }
+    std::vector<std::string> bindable = block_generics;
+    bindable.insert(bindable.end(), entry_generics.begin(), entry_generics.end());
+    for (const auto& [name, value] : request.bindings) {
+      if (std::find(bindable.begin(), bindable.end(), name) != bindable.end()) continue;
+      Diagnostic& unknown = error("E2111",
+                                  "`--bind " + name + "=" + value + "`: " + quoted(owner_name) + " has no generic " +
+                                      quoted(name) + syntax::did_you_mean(name, bindable),
+                                  Span{});
+      if (root) {
+        std::string names;
+        for (const std::string& generic : block_generics) names += (names.empty() ? "" : ", ") + generic;
+        unknown.note(quoted(owner_name) + (block_generics.empty() ? " has no generics" : " has generics " + names));
+      }
+      if (!entry_generics.empty()) {
+        std::string names;
+        for (const std::string& generic : entry_generics) names += (names.empty() ? "" : ", ") + generic;
+        unknown.note(std::string(entry_generics.size() == 1 ? "its entries have the generic "
+                                                            : "its entries have generics ") +
+                     names);
+      }
+      bindings_known = false;
+    }
+  }
+  // (With a root, its own missing generics are reported too, below.)
+  if (!bindings_known && !root) return std::nullopt;
+
   // Binds one declaration's generics from the request (or their defaults).
   auto bind = [&](const std::vector<GenericParamInfo>& generics, ConcreteArgs& out, bool required,
                   const std::string& owner) -> bool {
@@ -266,7 +309,7 @@ std::optional<Instance> Checker::Impl::instantiate(const InstantiateRequest& req
     resolve_block(*root);
     resolve_block_members(*root);
     ok = bind(root->generics, root_args, true, quoted(root->name)) && ok;
-    if (!ok) return std::nullopt;
+    if (!ok || !bindings_known) return std::nullopt;
     // Blocks inside restate the root's clause: a binding that breaks it is
     // reported once, at the root.
     if (!check_where(root->where, root_args.dims, quoted(root->name), "bound by " + origin)) return std::nullopt;

@@ -51,11 +51,17 @@ DimExpr product(const Shape& shape) {
 
 }  // namespace
 
+const std::vector<std::string>& Checker::Impl::prelude_function_names() {
+  static const std::vector<std::string> functions = {
+      "cast", "reshape", "permute", "broadcast_to", "concat", "pad", "iota", "fill", "cumsum", "gather", "scatter",
+      "exp",  "log",     "sqrt",    "rsqrt",        "sin",    "cos", "tanh", "abs",  "min",    "max",    "shl",
+      "shr",  "select"};
+  return functions;
+}
+
 bool Checker::Impl::is_prelude_function(std::string_view name) {
-  constexpr std::string_view functions[] = {"cast", "reshape", "permute", "broadcast_to", "concat", "pad", "iota",
-                                            "fill", "cumsum", "gather", "scatter", "exp", "log", "sqrt", "rsqrt",
-                                            "sin", "cos", "tanh", "abs", "min", "max", "shl", "shr", "select"};
-  return std::find(std::begin(functions), std::end(functions), name) != std::end(functions);
+  const std::vector<std::string>& functions = prelude_function_names();
+  return std::find(functions.begin(), functions.end(), name) != functions.end();
 }
 
 TypePtr Checker::Impl::call_prelude(const ast::CallExpr& call, const std::string& name, Context& cx) {

@@ -253,17 +253,37 @@ std::optional<Substitution> Checker::Impl::bind_explicit_generics(const std::vec
 }
 
 void Checker::Impl::prove_instantiation(const std::vector<WhereFact>& where, const Substitution& args, Span span,
-                                        const std::string& what, Context& cx) {
+                                        const std::string& what, Context& cx, const BlockDecl* block,
+                                        const std::vector<std::string>& defaulted) {
   if (!cx.solver) return;
   for (const WhereFact& fact : where) {
     const Relation needed = fact.relation.substitute(args.dims);
     // Once per relation and declaration: fifty calls of `rope` need the same fact.
     const std::string key = "E2206 " + needed.to_string() + " " + what;
     if (cx.reported.count(key)) continue;
-    if (!require(needed, "E2206", "cannot prove " + quoted(needed.to_string()) + ", which " + what + " requires", span,
-            quoted(fact.relation.to_string()) + " in the " + fact.origin, cx)) {
-      cx.reported.insert(key);
+    const ProofResult proof = cx.solver->prove(needed);
+    if (proof.proved()) continue;
+    cx.reported.insert(key);
+    Diagnostic& d = error("E2206", "cannot prove " + quoted(needed.to_string()) + ", which " + what + " requires", span);
+    d.note("needed for " + quoted(fact.relation.to_string()) + " in the " + fact.origin);
+    // A generic the declaration left to its default may be the mistake.
+    std::vector<std::string> defaults;
+    for (const std::string& name : defaulted) {
+      const std::set<std::string> lhs = fact.relation.lhs.symbols();
+      const std::set<std::string> rhs = fact.relation.rhs.symbols();
+      if (!lhs.count(name) && !rhs.count(name)) continue;
+      if (!block) continue;
+      for (const GenericParamInfo& g : block->generics) {
+        if (g.name == name && g.default_arg) defaults.push_back("`" + name + " = " + text_of(g.default_arg->span) + "`");
+      }
     }
+    if (!defaults.empty()) {
+      std::string listed;
+      for (std::size_t i = 0; i < defaults.size(); ++i) listed += (i ? ", " : "") + defaults[i];
+      d.note("the clause holds a generic left to its default here (" + listed +
+             "): if another value is meant, a generic argument is missing");
+    }
+    explain_failure(d, proof, cx);
   }
 }
 
@@ -461,7 +481,7 @@ TypePtr Checker::Impl::resolve_type(const ast::Type& type, Context& cx) {
       std::optional<Substitution> args =
           bind_explicit_generics(block.generics, named.generic_args, type.span, quoted(display), cx, true, &defaulted);
       if (!args) return error_type();
-      prove_instantiation(block.where, *args, type.span, quoted(display), cx);
+      prove_instantiation(block.where, *args, type.span, quoted(display), cx, &block, defaulted);
       Type t;
       t.defaulted = std::move(defaulted);
       t.written = type.span;

@@ -18,7 +18,7 @@ Diagnostic& Checker::Impl::error(const char* code, std::string message, Span spa
   return diagnostics.error(code, std::move(message), span);
 }
 
-void Checker::Impl::explain_unknown_name(Diagnostic& d, const std::string& name, const Context& cx) {
+void Checker::Impl::explain_unknown_name(Diagnostic& d, const std::string& name, const Context& cx, bool called) {
   if (!std_items) std_items = syntax::index_std_items(program.std_root());
   if (auto it = std_items->find(name); it != std_items->end()) {
     d.with_help("`" + name + "` is in the standard library: add `use " + it->second + "::{" + name + "}`");
@@ -30,8 +30,21 @@ void Checker::Impl::explain_unknown_name(Diagnostic& d, const std::string& name,
   if (cx.module) {
     for (const auto& [symbol, found] : cx.module->symbols) in_scope.push_back(symbol);
   }
+  if (called) {
+    const std::vector<std::string>& prelude = prelude_function_names();
+    in_scope.insert(in_scope.end(), prelude.begin(), prelude.end());
+    if (cx.in_kernel) in_scope.insert(in_scope.end(), {"program_id", "load"});
+  }
   if (std::optional<std::string> near = syntax::closest_name(name, in_scope)) {
     d.with_help("did you mean `" + *near + "`?");
+    return;
+  }
+  // A slip in a standard library name that was not imported either.
+  std::vector<std::string> std_names;
+  for (const auto& [std_name, module] : *std_items) std_names.push_back(std_name);
+  if (std::optional<std::string> near = syntax::closest_name(name, std_names)) {
+    d.with_help("did you mean `" + *near + "`? it is in the standard library: add `use " + std_items->at(*near) +
+                "::{" + *near + "}`");
   }
 }
 

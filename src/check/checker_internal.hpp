@@ -138,7 +138,10 @@ struct Checker::Impl {
   std::string text_of(const ast::Expr& expr) const { return text_of(expr.span); }
   // An unknown name's help: the `use` that brings it from the standard
   // library, else the nearest name in scope (locals, generics, the module's).
-  void explain_unknown_name(Diagnostic& d, const std::string& name, const Context& cx);
+  // Help for a name that resolves to nothing: the `use` that imports it from
+  // the standard library, or the nearest name in scope (with `called`, the
+  // prelude's functions too), or the nearest standard library name.
+  void explain_unknown_name(Diagnostic& d, const std::string& name, const Context& cx, bool called = false);
   bool verbose = false;  // every fact searched, in explain_failure
   // "facts searched: ..." with the first few facts (all with --verbose).
   std::string facts_searched_note(const std::vector<std::string>& facts) const;
@@ -193,8 +196,11 @@ struct Checker::Impl {
   // A dimension proven negative is an error (E2208).
   void check_nonnegative(const DimExpr& dim, Span span, Context& cx);
   // `where` clauses of a block or struct instantiation, proved in cx (E2206).
+  // `block` and `defaulted`: the generics the written type left to their
+  // defaults, named in a note when a clause with one of them fails.
   void prove_instantiation(const std::vector<WhereFact>& where, const Substitution& args, Span span,
-                           const std::string& what, Context& cx);
+                           const std::string& what, Context& cx, const BlockDecl* block = nullptr,
+                           const std::vector<std::string>& defaulted = {});
 
   // ---- expressions (check_expressions.cpp) --------------------------------
   TypePtr check_expr(const ast::Expr& expr, Context& cx, const TypePtr& expected = nullptr);
@@ -217,6 +223,23 @@ struct Checker::Impl {
   // E2113 and shape errors. `what` says where ("argument `x`", "return value").
   bool coerce(const TypePtr& value, const TypePtr& target, Span span, const std::string& what, Context& cx,
               const char* mismatch_code = "E2101");
+  // A generic left to its default where a block is declared (`RmsNorm<H>`
+  // leaves `T`), when a use needs another value: reported once, at the
+  // declaration (code `code`, saying "but " + `needs`), with the use
+  // (`use`, `use_label`) and the spelling to write (the `wanted` values,
+  // by generic; "" or absent: its default). False when nothing is wanted.
+  bool report_defaulted(const BlockDecl& block, Span written, const std::vector<std::string>& defaulted,
+                        const std::map<std::string, std::string>& wanted, const char* code, const std::string& needs,
+                        Span use, const std::string& use_label);
+  // report_defaulted for a use of a method's result that carries defaults
+  // (Type::from_defaults). False when `value` carries none.
+  // Whether the axes of `value` that differ from `other` (aligned from the
+  // last; `broadcasting` also lets a 1 fit) are all defaulted generics of a
+  // method's result, at least one: their wanted values go into `wanted`.
+  bool defaulted_axes_break(const Type& value, const Shape& other, bool broadcasting,
+                            std::map<std::string, std::string>& wanted, Context& cx);
+  bool blame_defaulted_result(const Type& value, const std::map<std::string, std::string>& wanted, const char* code,
+                              Span use, const std::string& use_label);
   bool same_type(const TypePtr& a, const TypePtr& b, Context& cx);
   bool shapes_equal(const Shape& a, const Shape& b, Context& cx);
   // Lookup of a plain name: locals, generics, block members, module items.
@@ -234,6 +257,7 @@ struct Checker::Impl {
 
   // ---- prelude (check_prelude.cpp) ----------------------------------------
   static bool is_prelude_function(std::string_view name);
+  static const std::vector<std::string>& prelude_function_names();
   TypePtr call_prelude(const ast::CallExpr& call, const std::string& name, Context& cx);
 
   // ---- indexing and index notation (check_indexing.cpp) -------------------

@@ -162,7 +162,8 @@ Indexed Evaluator::eval_call(const ast::CallExpr& call, Frame& frame) {
     } else if (is_prelude(text) || (frame.kernel != nullptr && (text == "program_id" || text == "load"))) {
       prelude = text;
     } else {
-      fail(codes::unknown_symbol, "cannot find function `" + text + "` in this scope", name->span);
+      fail(codes::unknown_symbol, "cannot find function `" + text + "` in this scope" + function_did_you_mean(text, frame),
+           name->span);
     }
   } else if (const auto* member = call.callee->as<ast::MemberExpr>()) {
     const auto* base = member->object->as<ast::NameExpr>();

@@ -255,6 +255,9 @@ class Evaluator {
 
   // ---- the prelude (prelude.cpp) --------------------------------------
   static bool is_prelude(const std::string& name);
+  // "; did you mean `x`?" for a call of an unknown function: the nearest of
+  // the prelude's functions and the names the frame can call.
+  static std::string function_did_you_mean(const std::string& name, const Frame& frame);
   Indexed call_prelude(const std::string& name, const ast::CallExpr& call, Frame& frame);
 
   // ---- calls (calls.cpp) ------------------------------------------------

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "evaluator.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::eval {
 
@@ -58,6 +59,19 @@ struct PreludeArgs {
 }  // namespace
 
 bool Evaluator::is_prelude(const std::string& name) { return prelude_names().count(name) != 0; }
+
+std::string Evaluator::function_did_you_mean(const std::string& name, const Frame& frame) {
+  std::vector<std::string> callable(prelude_names().begin(), prelude_names().end());
+  if (frame.kernel != nullptr) callable.insert(callable.end(), {"program_id", "load"});
+  if (frame.module != nullptr) {
+    for (const auto& [item, declared] : frame.module->items) callable.push_back(item);
+    for (const auto& [imported, target] : frame.module->imports) callable.push_back(imported);
+  }
+  if (frame.self != nullptr) {
+    for (const auto& [method, function] : frame.self->methods) callable.push_back(method);
+  }
+  return syntax::did_you_mean(name, callable);
+}
 
 Indexed Evaluator::call_prelude(const std::string& name, const ast::CallExpr& call, Frame& frame) {
   if (frame.kernel != nullptr && (name == "program_id" || name == "load")) return call_kernel_builtin(name, call, frame);
@@ -341,7 +355,8 @@ Indexed Evaluator::call_prelude(const std::string& name, const ast::CallExpr& ca
     if (sums.dtype() != x.dtype()) sums = tensor::cast(sums, x.dtype());
     return {Value::from_tensor(sums), {}};
   }
-  fail(codes::unknown_symbol, "cannot find function `" + name + "` in this scope", call.span);
+  fail(codes::unknown_symbol, "cannot find function `" + name + "` in this scope" + function_did_you_mean(name, frame),
+       call.span);
 }
 
 }  // namespace linnet::eval

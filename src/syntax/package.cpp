@@ -376,7 +376,13 @@ class ProgramLoader {
         if (name.name.empty()) continue;
         const auto found = imported.items.find(name.name.text);
         if (found == imported.items.end()) {
-          diagnostics_.error("E1201", "module `" + ast::join_path(use.path) + "` has no item `" + name.name.text + "`",
+          std::vector<std::string> public_names;
+          for (const auto& [item_name, item] : imported.items) {
+            if (item->is_pub) public_names.push_back(item_name);
+          }
+          diagnostics_.error("E1201",
+                             "module `" + ast::join_path(use.path) + "` has no item `" + name.name.text + "`" +
+                                 did_you_mean(name.name.text, public_names),
                              name.name.span)
               .with_label("not declared there");
           continue;

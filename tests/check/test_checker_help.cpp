@@ -179,3 +179,207 @@ pub block Model<H: Dim, N: Dim> {
   CHECK_FALSE(contains(run.text, "card"));
   CHECK_FALSE(contains(run.text, "nest.toml"));
 }
+
+TEST_CASE("a defaulted Dim generic a method's result does not fit is reported where the type is written",
+          "[check][help]") {
+  const std::string block = R"(module m
+
+block Proj<H: Dim, Out: Dim = 8> {
+    param w: Tensor[Out, H; f32]
+
+    pub fn forward<S: Dim>(x: Tensor[S, H; f32]) -> Tensor[S, Out; f32] {
+        let y[s, o] = sum[h] x[s, h] * w[o, h]
+        return y
+    }
+}
+
+pub block Model<H: Dim> {
+    sub proj: Proj<H>
+
+    pub entry forward<S: Dim>(x: Tensor[S, H; f32]) -> Tensor[S, H; f32] {
+)";
+  SECTION("a broadcast with the result") {
+    const auto run = check_source(block + "        let y = proj.forward(x)\n        return x + y\n    }\n}\n");
+    INFO(run.text);
+    REQUIRE(run.errors == std::vector<std::string>{"E2207"});
+    CHECK(contains(run.text, "error E2207: `Proj<H>` leaves `Out` of `Proj` at its default (`Out = 8`), but the result "
+                             "of `Proj.forward` is used where another value is needed"));
+    CHECK(contains(run.text, "case.linnet:13:15"));
+    CHECK(contains(run.text, "shape [S, 8] here does not broadcast with [S, H]"));
+    CHECK(contains(run.text, "help: pass it: `Proj<H, H>`"));
+  }
+  SECTION("a declared type of a `let`") {
+    const auto run = check_source(block + "        let y: Tensor[S, H; f32] = proj.forward(x)\n        return y\n    }\n}\n");
+    INFO(run.text);
+    REQUIRE(run.errors == std::vector<std::string>{"E2202"});
+    CHECK(contains(run.text, "case.linnet:13:15"));
+    CHECK(contains(run.text, "help: pass it: `Proj<H, H>`"));
+  }
+  SECTION("a result that fits at the default is no error") {
+    const auto run = check_source(block + "        let y: Tensor[S, 8; f32] = proj.forward(x)\n        return x\n    }\n}\n");
+    INFO(run.text);
+    CHECK(run.errors.empty());
+  }
+  SECTION("a mismatch the default does not explain is reported where it is") {
+    const auto run = check_source(block + "        let y: Tensor[H, H; f32] = proj.forward(x)\n        return x\n    }\n}\n");
+    INFO(run.text);
+    REQUIRE(run.errors == std::vector<std::string>{"E2202"});
+    CHECK(contains(run.text, "case.linnet:16:"));
+    CHECK_FALSE(contains(run.text, "leaves `Out`"));
+  }
+}
+
+TEST_CASE("a defaulted dtype in a method's result is reported where the type is written", "[check][help]") {
+  const std::string block = R"(module m
+
+block Wide<H: Dim, T: Float = bf16> {
+    param w: Tensor[H; T]
+
+    pub fn forward<S: Dim>(x: Tensor[S, H; f32]) -> Tensor[S, H; T] {
+        return cast<T>(x)
+    }
+}
+
+pub block Model<H: Dim> {
+    sub wide: Wide<H>
+
+    pub entry forward<S: Dim>(x: Tensor[S, H; f32]) -> Tensor[S, H; f32] {
+)";
+  SECTION("an operator") {
+    const auto run = check_source(block + "        let y = wide.forward(x)\n        return x + y\n    }\n}\n");
+    INFO(run.text);
+    REQUIRE(run.errors == std::vector<std::string>{"E2103"});
+    CHECK(contains(run.text, "error E2103: `Wide<H>` leaves `T` of `Wide` at its default (`T = bf16`)"));
+    CHECK(contains(run.text, "case.linnet:12:15"));
+    CHECK(contains(run.text, "help: pass it: `Wide<H, f32>`"));
+  }
+  SECTION("the returned value") {
+    const auto run = check_source(block + "        return wide.forward(x)\n    }\n}\n");
+    INFO(run.text);
+    REQUIRE(run.errors == std::vector<std::string>{"E2101"});
+    CHECK(contains(run.text, "case.linnet:12:15"));
+    CHECK(contains(run.text, "help: pass it: `Wide<H, f32>`"));
+  }
+}
+
+TEST_CASE("a defaulted Dim generic in a compound argument shape is reported where the type is written",
+          "[check][help]") {
+  const auto run = check_source(R"(module m
+
+block Split<H: Dim, Heads: Dim = 4> where Heads > 0 {
+    param w: Tensor[H; f32]
+
+    pub fn forward<S: Dim>(x: Tensor[S, Heads, 2 * Heads; f32]) -> Tensor[S, Heads; f32] {
+        let y[s, h] = sum[d] x[s, h, d]
+        return y
+    }
+}
+
+pub block Model<H: Dim, Heads: Dim> where Heads > 0 {
+    sub split: Split<H>
+
+    pub entry forward<S: Dim>(x: Tensor[S, Heads, 2 * Heads; f32]) -> Tensor[S, Heads; f32] {
+        let a = split.forward(x)
+        let b = split.forward(x)
+        return a + b
+    }
+}
+)");
+  INFO(run.text);
+  // Once, at the declaration; not at either call.
+  REQUIRE(run.errors == std::vector<std::string>{"E2202"});
+  CHECK(contains(run.text, "`Split<H>` leaves `Heads` of `Split` at its default (`Heads = 4`)"));
+  CHECK(contains(run.text, "case.linnet:13:16"));
+  CHECK(contains(run.text, "help: pass it: `Split<H, Heads>`"));
+}
+
+TEST_CASE("a where clause broken at a defaulted generic says the argument may be missing", "[check][help]") {
+  const auto run = check_source(R"(module m
+
+block Split<H: Dim, Heads: Dim = 4> where H % Heads == 0, Heads > 0 {
+    param w: Tensor[H; f32]
+}
+
+pub block Model<H: Dim> {
+    sub split: Split<H>
+
+    pub entry forward(x: Tensor[H; f32]) -> Tensor[H; f32] {
+        return x
+    }
+}
+)");
+  INFO(run.text);
+  REQUIRE(run.errors == std::vector<std::string>{"E2206"});
+  CHECK(contains(run.text, "case.linnet:8:16"));
+  CHECK(contains(run.text, "the clause holds a generic left to its default here (`Heads = 4`)"));
+}
+
+TEST_CASE("a misspelled prelude function gets a did-you-mean", "[check][help]") {
+  const auto run = check_source(R"(module m
+
+pub entry main<H: Dim>(x: Tensor[H; f32]) -> Tensor[H; f32] {
+    let y = rsqrtt(x)
+    return reshpe(y, [H])
+}
+)");
+  INFO(run.text);
+  REQUIRE(run.errors == std::vector<std::string>{"E1201", "E1201"});
+  CHECK(contains(run.text, "help: did you mean `rsqrt`?"));
+  CHECK(contains(run.text, "help: did you mean `reshape`?"));
+}
+
+TEST_CASE("a misspelled standard library name gets a did-you-mean", "[check][help]") {
+  SECTION("in a `use`") {
+    const auto run = check_source("module m\nuse std.nn.norm::{RmsNrom}\n\npub entry main(x: f32) -> f32 {\n    return x\n}\n");
+    INFO(run.text);
+    REQUIRE(run.errors == std::vector<std::string>{"E1201"});
+    CHECK(contains(run.text, "module `std.nn.norm` has no item `RmsNrom`; did you mean `RmsNorm`?"));
+  }
+  SECTION("used without its `use`") {
+    const auto run = check_source(R"(module m
+
+pub entry main<H: Dim>(x: Tensor[H; f32], w: Tensor[H; f32]) -> Tensor[H; f32] {
+    return rms_nrom(x, w)
+}
+)");
+    INFO(run.text);
+    REQUIRE(run.errors == std::vector<std::string>{"E1201"});
+    CHECK(contains(run.text, "help: did you mean `rms_norm`? it is in the standard library: add `use std.nn.norm::{rms_norm}`"));
+  }
+}
+
+TEST_CASE("an unknown generic in --bind is an error for a plain program", "[check][help]") {
+  TempDir dir;
+  SECTION("module-level entries") {
+    const std::string file = dir.write("plain.linnet", R"(module plain
+
+pub entry main<Hidden: Dim>(x: Tensor[Hidden; f32]) -> Tensor[Hidden; f32] {
+    return x
+}
+)");
+    linnet::check::DriverOptions options;
+    options.bindings = {"Hiden=4"};
+    const auto run = run_checker({file}, options);
+    INFO(run.text);
+    REQUIRE(run.errors == std::vector<std::string>{"E2111"});
+    CHECK(contains(run.text, "`--bind Hiden=4`: `plain` has no generic `Hiden`; did you mean `Hidden`?"));
+    CHECK(contains(run.text, "its entries have the generic Hidden"));
+  }
+  SECTION("a root block") {
+    const std::string file = dir.write("plain.linnet", R"(module plain
+
+pub block Model<Hidden: Dim> {
+    pub entry forward(x: Tensor[Hidden; f32]) -> Tensor[Hidden; f32] {
+        return x
+    }
+}
+)");
+    linnet::check::DriverOptions options;
+    options.bindings = {"Hidden=4", "Layers=2"};
+    const auto run = run_checker({file}, options);
+    INFO(run.text);
+    REQUIRE(run.errors == std::vector<std::string>{"E2111"});
+    CHECK(contains(run.text, "`--bind Layers=2`: `plain::Model` has no generic `Layers`"));
+    CHECK(contains(run.text, "`plain::Model` has generics Hidden"));
+  }
+}

@@ -93,6 +93,23 @@ TEST_CASE("exit 1: problems with the input", "[cli][exit]") {
   expect({"explain", kQwen, "--bind", "Vocabb=3"}, 1, "did you mean `Vocab`?");
   expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--bind", "Vocabb=3", "--input", "tokens=1"}, 1,
          "did you mean `Vocab`?");
+  // The same for a plain program, whose entries are module-level or a block's:
+  // E2111 and a did-you-mean from every command.
+  ScratchDir scratch;
+  const std::string module_entries = scratch.write("entries.linnet",
+                                                   "module entries\n\npub entry main<Hidden: Dim>(x: Tensor[Hidden; f32]) "
+                                                   "-> Tensor[Hidden; f32] {\n    return x\n}\n");
+  const std::string block_entries = scratch.write("blocks.linnet",
+                                                  "module blocks\n\npub block Model<Hidden: Dim> {\n    pub entry "
+                                                  "forward(x: Tensor[Hidden; f32]) -> Tensor[Hidden; f32] {\n        "
+                                                  "return x\n    }\n}\n");
+  expect({"check", module_entries, "--bind", "Hiden=3"}, 1, "E2111: `--bind Hiden=3`: `entries` has no generic `Hiden`; did you mean `Hidden`?");
+  expect({"check", module_entries, "--bind", "Unknown=1"}, 1, "E2111: `--bind Unknown=1`: `entries` has no generic `Unknown`");
+  expect({"run", module_entries, "--bind", "Hiden=3", "--input", "x=1,2,3"}, 1, "did you mean `Hidden`?");
+  expect({"explain", module_entries, "--entry", "main", "--bind", "Hiden=3"}, 1, "did you mean `Hidden`?");
+  expect({"check", block_entries, "--bind", "Hidden=3", "--bind", "Hiden=3"}, 1,
+         "E2111: `--bind Hiden=3`: `blocks::Model` has no generic `Hiden`; did you mean `Hidden`?");
+  expect({"run", block_entries, "--root", "Model", "--bind", "Hiden=3", "--input", "x=1,2,3"}, 1, "did you mean `Hidden`?");
   // A runtime limit (E6005) and a value that does not fit its parameter.
   expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--bind", "MaxSeq=9223372036854775807", "--input",
                                                                  "tokens=1"},

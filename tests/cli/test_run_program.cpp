@@ -227,3 +227,21 @@ TEST_CASE("linnet run PROGRAM: mistakes are diagnostics", "[cli][run][program]")
     CHECK(run_linnet({"run", "nest/mistral-7b-instruct-v0.3", "--root", "Model"}).status == 2);
   }
 }
+
+TEST_CASE("a misspelled prelude function gets a did-you-mean from run and check", "[cli][run][program]") {
+  ScratchDir scratch;
+  const std::string program = scratch.write("typo.linnet", R"(module typo
+
+pub entry main<H: Dim>(x: Tensor[H; f32]) -> Tensor[H; f32] {
+    return rsqrtt(x)
+}
+)");
+  const cli_test::Outcome run = run_linnet({"run", program, "--entry", "main", "--input", "x=1,2"});
+  INFO(run.err);
+  CHECK(run.status == 1);
+  CHECK(contains(run.err, "cannot find function `rsqrtt` in this scope; did you mean `rsqrt`?"));
+  const cli_test::Outcome check = run_linnet({"check", program});
+  INFO(check.err);
+  CHECK(check.status == 1);
+  CHECK(contains(check.err, "help: did you mean `rsqrt`?"));
+}

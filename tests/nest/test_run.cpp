@@ -16,6 +16,7 @@
 #include "linnet/nest/script.hpp"
 #include "linnet/nest/summary.hpp"
 #include "golden_cases.hpp"
+#include "temp_dir.hpp"
 #include "test_run_golden.hpp"
 
 using namespace linnet;
@@ -436,8 +437,8 @@ TEST_CASE("inputs: literals, shapes from the declaration, .npy files", "[nest][r
   CHECK(nest::input_from_text("1, 0.5", weights).dtype() == DType::BF16);
 
   // A .npy of int64 token ids (NumPy's default) converts to i32 when they fit.
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("linnet_run_tokens_" + std::to_string(::getpid()) + ".npy")).string();
+  const linnet_test::TempDir dir("linnet-run-tokens");
+  const std::string path = dir.file("tokens.npy");
   tensor::write_npy(path, nest::npy_from_tensor(Tensor::from_vector(std::vector<int64_t>{4, 5, 6}, {3})));
   const Tensor loaded = nest::input_from_text("@" + path, tokens);
   CHECK(loaded.dtype() == DType::I32);

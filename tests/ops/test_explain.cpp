@@ -5,8 +5,6 @@
 
 #include <array>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -16,6 +14,7 @@
 #include "linnet/eval/interpreter.hpp"
 #include "linnet/ops/explain.hpp"
 #include "linnet/ops/op_table.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -67,12 +66,12 @@ struct Loaded {
 
 const Loaded& loaded_program() {
   static const Loaded loaded = [] {
-    const auto dir = std::filesystem::temp_directory_path() / ("linnet_explain_test_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "explained.linnet") << kProgram;
+    // The loader keeps the text it read, so the folder goes once it is loaded.
+    const linnet_test::TempDir dir("linnet-explain-test");
+    const std::string file = dir.write("explained.linnet", kProgram);
     linnet::syntax::Diagnostics diagnostics;
     Loaded result;
-    result.program = linnet::eval::load_program({(dir / "explained.linnet").string()},
+    result.program = linnet::eval::load_program({file},
                                                 std::string(LINNET_SOURCE_DIR) + "/stdlib", diagnostics);
     REQUIRE(result.program);
     for (const auto& module : result.program->program->modules()) {
@@ -275,10 +274,8 @@ TEST_CASE("linnet explain runs on every card's forward and decode", "[explain][c
 }
 
 TEST_CASE("linnet explain takes a file with Block.method or a function", "[explain][cli]") {
-  const auto dir = std::filesystem::temp_directory_path() / ("linnet_explain_cli_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string file = (dir / "explained.linnet").string();
-  std::ofstream(file) << kProgram;
+  const linnet_test::TempDir dir("linnet-explain-cli");
+  const std::string file = dir.write("explained.linnet", kProgram);
 
   const CommandResult method = run_linnet("explain " + file +
                                           " --entry Model.forward --bind H=8 --bind Layers=2 --bind T=bf16 "

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "linnet/check/dim_expr.hpp"
@@ -99,6 +100,21 @@ struct Substitution {
   bool empty() const { return dims.empty() && packs.empty() && dtypes.empty(); }
 };
 
+// A method's result whose type holds a generic its block's declaration left
+// to its default (`sub proj: Proj<H>` leaves `Out`, and `proj.forward(x)`
+// returns `Tensor[S, Out; f32]` at `Out = 8`). A use of the result that the
+// default does not fit is then reported where the declaration is written,
+// like an argument the default does not fit.
+struct DefaultedResult {
+  const BlockDecl* block = nullptr;
+  syntax::Span written;               // `Proj<H>`
+  std::vector<std::string> defaulted;  // every generic the declaration left out
+  std::string callee;                 // `Proj.forward`
+  std::string dtype_generic;          // the result's dtype is this defaulted generic ("" if not)
+  // (axis counted from the last, the defaulted `Dim` generic that axis is)
+  std::vector<std::pair<std::size_t, std::string>> axes;
+};
+
 struct Type {
   TypeKind kind = TypeKind::Error;
   DTypeRef dtype;                  // Scalar, Tensor
@@ -113,6 +129,7 @@ struct Type {
   // use the default does not fit is reported there.
   std::vector<std::string> defaulted;
   syntax::Span written;
+  std::shared_ptr<const DefaultedResult> from_defaults;  // Tensor: see DefaultedResult
   DimExpr length;                  // BlockArray
   Contextual contextual = Contextual::No;  // Scalar
   std::optional<DimExpr> value;    // Scalar: a compile-time integer's value
