@@ -26,11 +26,7 @@ void mxfp4_rows_avx2(const Mxfp4Rows& problem) { run_rows(problem); }
 
 void mxfp4_decode_avx2(const uint8_t* blocks, const uint8_t* scales, int64_t values, const float* value_table,
                      bool bf16, void* out) {
-  if (bf16) {
-    decode_rows<true>(blocks, scales, values, value_table, out);
-  } else {
-    decode_rows<false>(blocks, scales, values, value_table, out);
-  }
+  decode_rows_as(bf16, blocks, scales, values, value_table, out);
 }
 
 }  // namespace linnet::ops::detail

@@ -70,15 +70,39 @@ std::vector<uint8_t> bits(const Tensor& t) {
   return std::vector<uint8_t>(bytes, bytes + dense.numel() * static_cast<int64_t>(dense.element_size()));
 }
 
+// Random packed blocks and scales (exponents near 127, so values stay
+// finite and varied) for `experts` experts of `rows` rows of `groups` groups.
+MapParameterSource random_experts(std::mt19937& rng, int64_t experts, int64_t rows, int64_t groups) {
+  MapParameterSource parameters;
+  parameters.set("blocks", random_integers(rng, {experts, rows, groups, 16}, DType::U8, 0, 255));
+  parameters.set("scales", random_integers(rng, {experts, rows, groups}, DType::U8, 118, 136));
+  return parameters;
+}
+
+// Random inputs of the `up` and `down` entries, `batch` rows each.
+struct ProjectionInputs {
+  Tensor x_up, x_down;
+  EntryInputs up, down;
+};
+
+ProjectionInputs projection_inputs(std::mt19937& rng, int64_t batch, int64_t inner, int64_t experts, DType type) {
+  ProjectionInputs inputs;
+  inputs.x_up = random_tensor(rng, {batch, inner}, type);
+  inputs.x_down = random_tensor(rng, {batch, experts * inner}, type);
+  inputs.up.positional = {v(inputs.x_up)};
+  inputs.up.generics = {{"R", dim(batch)}};
+  inputs.down.positional = {v(inputs.x_down)};
+  inputs.down.generics = {{"R", dim(batch)}};
+  return inputs;
+}
+
 }  // namespace
 
 TEST_CASE("a linear over dequantize_mxfp4 decodes tiles, never the whole weight", "[mxfp4][on-access]") {
   // Out * E = 200 rows: several tiles of 48, the last one partial.
   const int64_t experts = 4, rows = 50, groups = 3, inner = groups * 32, batch = 5;
   std::mt19937 rng(23);
-  MapParameterSource parameters;
-  parameters.set("blocks", random_integers(rng, {experts, rows, groups, 16}, DType::U8, 0, 255));
-  parameters.set("scales", random_integers(rng, {experts, rows, groups}, DType::U8, 118, 136));
+  MapParameterSource parameters = random_experts(rng, experts, rows, groups);
   for (DType type : {DType::F32, DType::BF16}) {
     CAPTURE(linnet::tensor::dtype_name(type));
     auto program = load_source(kDenseExperts, native_options());
@@ -89,13 +113,7 @@ TEST_CASE("a linear over dequantize_mxfp4 decodes tiles, never the whole weight"
     CHECK(whole.unmade());
     const size_t weight_bytes = static_cast<size_t>(whole.numel()) * whole.element_size();
 
-    const Tensor x_up = random_tensor(rng, {batch, inner}, type);
-    const Tensor x_down = random_tensor(rng, {batch, experts * inner}, type);
-    EntryInputs up, down;
-    up.positional = {v(x_up)};
-    up.generics = {{"R", dim(batch)}};
-    down.positional = {v(x_down)};
-    down.generics = {{"R", dim(batch)}};
+    const auto [x_up, x_down, up, down] = projection_inputs(rng, batch, inner, experts, type);
 
     linnet::tensor::reset_peak_bytes();
     const size_t before = linnet::tensor::current_bytes();
@@ -132,9 +150,7 @@ TEST_CASE("a tiled product over dequantize_mxfp4 keeps the whole product's bits 
   // 2880 values, the width of GPT-OSS (where oneDNN splits the inner sum).
   const int64_t experts = 4, rows = 150, groups = 90, inner = groups * 32, batch = 70;
   std::mt19937 rng(29);
-  MapParameterSource parameters;
-  parameters.set("blocks", random_integers(rng, {experts, rows, groups, 16}, DType::U8, 0, 255));
-  parameters.set("scales", random_integers(rng, {experts, rows, groups}, DType::U8, 118, 136));
+  MapParameterSource parameters = random_experts(rng, experts, rows, groups);
   for (DType type : {DType::F32, DType::BF16}) {
     CAPTURE(linnet::tensor::dtype_name(type));
     auto program = load_source(kDenseExperts, native_options());
@@ -142,13 +158,7 @@ TEST_CASE("a tiled product over dequantize_mxfp4 keeps the whole product's bits 
         "Dense", {{"E", dim(experts)}, {"Out", dim(rows)}, {"G", dim(groups)}, {"T", dtype(type)}}, parameters);
     EntryInputs none;
     const Tensor made = program->call(*block, "whole", none).tensor().contiguous();
-    const Tensor x_up = random_tensor(rng, {batch, inner}, type);
-    const Tensor x_down = random_tensor(rng, {batch, experts * inner}, type);
-    EntryInputs up, down;
-    up.positional = {v(x_up)};
-    up.generics = {{"R", dim(batch)}};
-    down.positional = {v(x_down)};
-    down.generics = {{"R", dim(batch)}};
+    const auto [x_up, x_down, up, down] = projection_inputs(rng, batch, inner, experts, type);
     const Tensor y_up = program->call(*block, "up", up).tensor();
     const Tensor y_down = program->call(*block, "down", down).tensor();
     CHECK(bits(y_up) == bits(reference_linear(x_up, made.reshape({experts * rows, inner}), type)));
