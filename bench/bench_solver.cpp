@@ -1,10 +1,12 @@
-// Checking a model card asks the solver thousands of questions; each must
-// take microseconds. The bounds here are loose (a slow shared machine must
-// pass them) but catch a search that has gone exponential.
-#include <catch2/catch.hpp>
-
+// The shape solver's speed: checking a model card asks it thousands of
+// questions, and each must take microseconds. Prints the set-up time and
+// the mean time of a fresh and of a cached query; scripts/bench_check runs
+// it after timing `linnet check` on the cards. (tests/check/test_solver_queries.cpp
+// checks the answers to the same queries.)
 #include <chrono>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "linnet/check/dim_parse.hpp"
 #include "linnet/check/solver.hpp"
@@ -13,6 +15,7 @@ using namespace linnet::check;
 
 namespace {
 
+// The facts of an attention block under `Shards` (Mistral's card).
 const char* kAttention =
     "Shards > 0, Heads % Shards == 0, KvHeads % Shards == 0, KvHeads / Shards > 0,"
     "Heads > 0, KvHeads > 0, Heads % KvHeads == 0, H % Heads == 0, (H / Heads) % 2 == 0,"
@@ -24,35 +27,29 @@ double micros_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-TEST_CASE("thousands of shape queries take microseconds each", "[solver][speed]") {
+int main() {
   auto start = std::chrono::steady_clock::now();
   Solver solver(parse_facts(kAttention));
-  double build = micros_since(start);
-  REQUIRE_FALSE(solver.contradiction());
+  const double build = micros_since(start);
 
   // Distinct batch symbols defeat the caches: every query is normalised afresh.
   std::vector<Relation> queries;
   for (int i = 0; i < 500; ++i) {
-    std::string b = "B" + std::to_string(i);
+    const std::string b = "B" + std::to_string(i);
     queries.push_back(parse_relation(b + " * S * Heads * (H / Heads) == " + b + " * S * H"));
     queries.push_back(parse_relation("(" + b + " * Heads / Shards) % (KvHeads / Shards) == 0"));
     queries.push_back(parse_relation(b + " * (Heads / Shards) * (H / Heads) > 0"));
     queries.push_back(parse_relation("max(0, min(P + " + b + ", MaxSeq) - P) <= " + b));
   }
-  start = std::chrono::steady_clock::now();
   int proved = 0;
-  for (const Relation& q : queries) proved += solver.prove(q).proved();
-  double fresh = micros_since(start) / double(queries.size());
-
   start = std::chrono::steady_clock::now();
-  for (const Relation& q : queries) proved += solver.prove(q).proved();
-  double cached = micros_since(start) / double(queries.size());
+  for (const Relation& query : queries) proved += solver.prove(query).proved();
+  const double fresh = micros_since(start) / static_cast<double>(queries.size());
+  start = std::chrono::steady_clock::now();
+  for (const Relation& query : queries) proved += solver.prove(query).proved();
+  const double cached = micros_since(start) / static_cast<double>(queries.size());
 
-  INFO("build " << build << " us, fresh query " << fresh << " us, cached query " << cached << " us");
-  // B * (Heads / Shards) * (H / Heads) > 0 needs B > 0, which is not known: 3 of 4 hold.
-  CHECK(proved == 2 * 3 * 500);
-  CHECK(build < 20000);
-  CHECK(fresh < 1000);
-  CHECK(cached < 100);
-  WARN("solver timing: build " << build << " us, fresh query " << fresh << " us, cached query " << cached << " us");
+  std::printf("solver: set-up %.0f us; %zu queries, fresh %.1f us each, cached %.2f us each (%d proved)\n", build,
+              queries.size(), fresh, cached, proved);
+  return 0;
 }
