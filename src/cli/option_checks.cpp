@@ -7,8 +7,55 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 namespace linnet::cli {
+
+namespace {
+
+// The whole of `text` as a decimal integer of type T, or nothing.
+template <class T>
+std::optional<T> whole_integer(const std::string& text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  const auto [next, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || next != end || text.empty()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+CLI::Validator integer_from(int64_t min, int64_t max) {
+  const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        const std::optional<int64_t> value = whole_integer<int64_t>(text);
+        if (!value || *value < min || *value > max) return "`" + text + "` is not " + range;
+        return "";
+      },
+      "INT");
+}
+
+CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (!whole_integer<uint64_t>(text)) {
+          return "`" + text + "` is not an integer from 0 to " +
+                 std::to_string(std::numeric_limits<uint64_t>::max());
+        }
+        return "";
+      },
+      "SEED");
+}
+
+CLI::Validator number_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (!whole_integer<double>(text)) return "`" + text + "` is not a number";
+        return "";
+      },
+      "NUMBER");
+}
 
 int check_temperature(double temperature) {
   if (temperature == 0) return 0;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 
 #include "command.hpp"
@@ -22,6 +23,7 @@
 #include "device_option.hpp"
 #include "linnet/syntax/suggest.hpp"
 #include "run_support.hpp"
+#include "option_checks.hpp"
 
 namespace linnet::cli {
 
@@ -282,8 +284,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
       ->allow_extra_args(false);
   command->add_flag("--random-inputs", options->random_inputs,
                     "make every input not given by --input random (as NAME=random)");
-  command->add_option("--seed", options->seed, "the seed of random inputs (default 0)")
-      ->check(CLI::NonNegativeNumber);
+  command->add_option("--seed", options->seed, "the seed of random inputs (default 0)")->check(seed_value());
   command->add_option("--script", options->script,
                       "a JSON list of entry calls to run in order on one instance (see docs/commands.md)");
   command->add_option("--out", options->out, "write the outputs to FILE.npz (or a single one to FILE.npy)");
