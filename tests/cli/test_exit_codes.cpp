@@ -110,6 +110,24 @@ TEST_CASE("exit 2: numbers are read whole, never wrapped, saturated or taken as 
   CHECK(!contains(eos.err, "179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368"));
 }
 
+TEST_CASE("exit 2: --out in a directory nobody may create files in, found before the run", "[cli][exit]") {
+  // /proc and /sys refuse new files even to root, whom access() tells they
+  // are writable: the write used to fail only after the whole run (exit 1).
+  for (const char* out : {"/proc/x.npz", "/sys/x.npy"}) {
+    expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=1", "--out", out}, 2,
+           "--out `" + std::string(out) + "` is not writable");
+    expect(with_golden({"generate", kQwen}) + std::vector<std::string>{"--tokens", "1", "--out", out}, 2,
+           "is not writable");
+  }
+  // A writable place leaves no probe file behind.
+  ScratchDir scratch;
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=1", "--out", scratch.file("a.npz")},
+         0);
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(scratch.file("a.npz")).parent_path())) {
+    CHECK(entry.path().filename() == "a.npz");
+  }
+}
+
 TEST_CASE("exit 1: --max-new as large as 2^63 - 1 is refused against MaxSeq, not wrapped", "[cli][exit]") {
   // prompt + max-new - 1 wrapped negative and passed the MaxSeq check, so the
   // run decoded to the end of the caches and failed deep in the card (E6001).
