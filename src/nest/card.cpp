@@ -195,8 +195,28 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
   }
   card.source_path = string_field(*source, "source", "path", reader).value_or("");
   if (card.source_path.empty()) reader.error("[source] needs `path`, the root source file", source->source());
+  // The root source file is checked here, at its position, so that every
+  // command reports a wrong path alike (the source loader's own message has
+  // no code and called a directory a file that does not exist).
+  if (const toml::node* path = source->get("path"); path != nullptr && !card.source_path.empty()) {
+    const fs::path relative = fs::path(card.source_path).lexically_normal();
+    std::error_code ec;
+    const fs::path file = fs::path(directory) / relative;
+    if (relative.is_absolute() || (!relative.empty() && *relative.begin() == "..")) {
+      reader.error("[source] `path` = \"" + card.source_path + "\" is outside the card's directory", path->source())
+          .with_help("name a file under the card, such as \"src/lib.linnet\"");
+    } else if (fs::is_directory(file, ec)) {
+      reader.error("[source] `path` = \"" + card.source_path + "\" is a directory, not a .linnet file", path->source());
+    } else if (!fs::is_regular_file(file, ec)) {
+      reader.error("[source] `path` = \"" + card.source_path + "\": the card has no such file", path->source());
+    }
+  }
   card.root = string_field(*source, "source", "root", reader).value_or("Model");
   card.entry = string_field(*source, "source", "entry", reader).value_or("");
+  if (const toml::node* entry = source->get("entry"); entry != nullptr && entry->is_string() && card.entry.empty()) {
+    reader.error("[source] `entry` is empty", entry->source())
+        .with_help("name the default entry, such as \"forward\", or leave the key out");
+  }
   if (const toml::node* root = source->get("root")) card.root_span = reader.span_of(root->source());
   if (const toml::node* entry = source->get("entry")) card.entry_span = reader.span_of(entry->source());
 
