@@ -47,16 +47,9 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
   std::optional<RootBlock> root = find_root_block(program, root_name, why);
   if (!root) {
     // Where the name came from: nest.toml's [source] root, or --root.
+    // (`why` already suggests the nearest block name.)
     if (root_override.empty()) {
-      std::vector<std::string> blocks;
-      for (const auto& module : program.modules()) {
-        if (!module->requested) continue;
-        for (const auto& [name, item] : module->items) {
-          if (item->as<syntax::ast::BlockItem>() != nullptr) blocks.push_back(name);
-        }
-      }
-      diagnostics.error(codes::invalid_manifest, "[source] root: " + why + syntax::did_you_mean(root_name, blocks),
-                        card.root_span);
+      diagnostics.error(codes::invalid_manifest, "[source] root: " + why, card.root_span);
     } else {
       diagnostics.error(codes::invalid_manifest, "--root: " + why, syntax::Span{});
     }

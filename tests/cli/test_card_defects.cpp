@@ -103,3 +103,11 @@ TEST_CASE("a TOML syntax error is E5001 at its position in explain too", "[cli][
   every_command_says(defective_card(scratch, "nest.toml", "H = 4096", "H = = 4096"),
                      "error E5001: nest.toml is not valid TOML");
 }
+
+TEST_CASE("a misspelled [source] root is suggested once, in every command", "[cli][card]") {
+  ScratchDir scratch;
+  const std::string card = defective_card(scratch, "nest.toml", "root = \"Model\"", "root = \"Modle\"");
+  every_command_says(card, "error E5001: [source] root: the program declares no block `Modle`; did you mean `Model`?");
+  const cli_test::Outcome checked = run_linnet({"check", card});
+  CHECK(!contains(checked.err, "did you mean `Model`?; did you mean"));
+}
