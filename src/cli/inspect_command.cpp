@@ -4,6 +4,7 @@
 // has lexical or syntax errors. `linnet inspect --parameters CARD` is in
 // inspect_parameters.cpp.
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -53,6 +54,12 @@ std::string printable(std::string_view text) {
 }
 
 int run_inspect(const InspectOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(options.file, ec)) {
+    // (It read as an empty file: one `end of file` token and exit 0.)
+    std::cerr << "error: `" << options.file << "` is a directory, not a .linnet file\n";
+    return 2;
+  }
   syntax::SourceManager sources;
   syntax::Diagnostics diagnostics;
   std::string error;

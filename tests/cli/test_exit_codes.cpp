@@ -128,6 +128,19 @@ TEST_CASE("exit 2: --out in a directory nobody may create files in, found before
   }
 }
 
+TEST_CASE("exit 2: tokenize and inspect refuse empty id items, missing paths and directories", "[cli][exit]") {
+  // --decode follows the --tokens rules: `1,,2` is not 1, 2 (it decoded as such).
+  for (const char* ids : {"1,,2", "1,2,", ",1", "[1,2", "[[1]]", "[]", "-1"}) {
+    expect({"tokenize", "golden/qwen3-a", "--decode", ids}, 2, "--decode `" + std::string(ids) + "`");
+  }
+  expect({"tokenize", "golden/qwen3-a", "--decode", "[1, 2, 3]"}, 0);
+  expect({"tokenize", "golden/qwen3-a", "--decode", "1 2 3"}, 0);
+  expect({"tokenize", "no/such/tokenizer", "hello"}, 2, "`no/such/tokenizer` does not exist");
+  // A directory read as an empty source file (exit 0).
+  expect({"inspect", "--tokens", "golden"}, 2, "`golden` is a directory");
+  expect({"inspect", "--ast", "golden"}, 2, "`golden` is a directory");
+}
+
 TEST_CASE("exit 1: --max-new as large as 2^63 - 1 is refused against MaxSeq, not wrapped", "[cli][exit]") {
   // prompt + max-new - 1 wrapped negative and passed the MaxSeq check, so the
   // run decoded to the end of the caches and failed deep in the card (E6001).
