@@ -233,6 +233,20 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
   if (const toml::node* node = table.get("weights")) {
     if (const toml::table* weights = node->as_table()) {
       card.weights = read_weights(*weights, reader);
+      // The bindings file, checked at its position like [source] path (a
+      // missing one was an E5001 without position, a directory "not an object").
+      const toml::node* named = weights->get("bindings");
+      if (card.weights && !card.weights->bindings.empty() && named != nullptr) {
+        std::error_code ec;
+        const fs::path file = fs::path(directory) / card.weights->bindings;
+        if (fs::is_directory(file, ec)) {
+          reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\" is a directory, not a JSON file",
+                       named->source());
+        } else if (!fs::exists(file, ec)) {
+          reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\": the card has no such file",
+                       named->source());
+        }
+      }
     } else {
       reader.error("[weights] must be a table", node->source());
     }

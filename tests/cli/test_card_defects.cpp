@@ -111,3 +111,16 @@ TEST_CASE("a misspelled [source] root is suggested once, in every command", "[cl
   const cli_test::Outcome checked = run_linnet({"check", card});
   CHECK(!contains(checked.err, "did you mean `Model`?; did you mean"));
 }
+
+TEST_CASE("a [weights] bindings file that is missing or a directory is E5001 at its position", "[cli][card]") {
+  {
+    ScratchDir scratch;
+    every_command_says(defective_card(scratch, "nest.toml", "bindings = \"bindings.json\"", "bindings = \"nope.json\""),
+                       "error E5001: [weights] `bindings` = \"nope.json\": the card has no such file");
+  }
+  {
+    ScratchDir scratch;
+    every_command_says(defective_card(scratch, "nest.toml", "bindings = \"bindings.json\"", "bindings = \"src\""),
+                       "error E5001: [weights] `bindings` = \"src\" is a directory");
+  }
+}
