@@ -124,3 +124,22 @@ TEST_CASE("a [weights] bindings file that is missing or a directory is E5001 at 
                        "error E5001: [weights] `bindings` = \"src\" is a directory");
   }
 }
+
+TEST_CASE("a bad value from --bind-from is named as coming from that file, not as a --bind", "[cli][card]") {
+  ScratchDir scratch;
+  const std::string meta = scratch.write("meta.json", R"({"linnet_generics": {"H": -64, "T": "q9"}})");
+  for (const char* command : {"run", "inspect"}) {
+    std::vector<std::string> arguments =
+        std::string(command) == "run"
+            ? std::vector<std::string>{"run", "nest/mistral-7b-instruct-v0.3", "--weights", "golden/mistral-a",
+                                       "--input", "tokens=1"}
+            : std::vector<std::string>{"inspect", "--parameters", "nest/mistral-7b-instruct-v0.3"};
+    arguments.insert(arguments.end(), {"--bind-from", meta, "--bind", "Layers=-1"});
+    const cli_test::Outcome outcome = run_linnet(arguments);
+    INFO(outcome.err);
+    CHECK(outcome.status == 1);
+    CHECK(contains(outcome.err, "error E2111: `H=-64` from `--bind-from " + meta + "`: `-64` is not a dimension"));
+    CHECK(contains(outcome.err, "error E2111: `T=q9` from `--bind-from " + meta + "`: `q9` is not a dtype"));
+    CHECK(contains(outcome.err, "error E2111: `--bind Layers=-1`: `-1` is not a dimension"));
+  }
+}
