@@ -106,6 +106,19 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   if (int status = check_output_path(options.out); status != 0) return status;
   if (int status = check_loop_limit(options.max_loop_iterations); status != 0) return status;
   if (int status = check_bind_from_path(options.bind_from); status != 0) return status;
+  if (!options.script.empty()) {
+    // A missing script or a directory is a command-line mistake (exit 2), as
+    // every path docs/commands.md names; its contents are checked later (1).
+    std::error_code ec;
+    if (!std::filesystem::exists(options.script, ec)) {
+      std::cerr << "error: --script `" << options.script << "` does not exist\n";
+      return 2;
+    }
+    if (std::filesystem::is_directory(options.script, ec)) {
+      std::cerr << "error: --script `" << options.script << "` is a directory, not a JSON file\n";
+      return 2;
+    }
+  }
   if (!options.script.empty() && !options.inputs.empty()) {
     std::cerr << "error: --script gives each call its inputs; --input goes with a single entry call\n";
     return 2;

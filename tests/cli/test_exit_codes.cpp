@@ -141,6 +141,14 @@ TEST_CASE("exit 2: tokenize and inspect refuse empty id items, missing paths and
   expect({"inspect", "--ast", "golden"}, 2, "`golden` is a directory");
 }
 
+TEST_CASE("exit 2: a --script that does not exist or is a directory", "[cli][exit]") {
+  // Both exited 1, the directory as "the script is not valid JSON (Empty)".
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--script", "no/such/calls.json"}, 2,
+         "--script `no/such/calls.json` does not exist");
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--script", "golden"}, 2,
+         "--script `golden` is a directory");
+}
+
 TEST_CASE("exit 1: --max-new as large as 2^63 - 1 is refused against MaxSeq, not wrapped", "[cli][exit]") {
   // prompt + max-new - 1 wrapped negative and passed the MaxSeq check, so the
   // run decoded to the end of the caches and failed deep in the card (E6001).
