@@ -24,6 +24,7 @@
 #include "linnet/ops/explain.hpp"
 #include "linnet/ops/op_table.hpp"
 #include "device_option.hpp"
+#include "option_checks.hpp"
 
 namespace linnet::cli {
 
@@ -240,8 +241,10 @@ void add_explain_command(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand(
       "explain", "list the op call sites an entry reaches and whether each runs natively or as its body");
   command->add_option("target", options->target, "a card directory (with nest.toml) or a .linnet file")->required();
-  command->add_option("--entry", options->entry, "the entry (a card's default: [source] entry); Block.method for a file");
-  command->add_option("--root", options->root, "the root block of a card (default: [source] root)");
+  command->add_option("--entry", options->entry, "the entry (a card's default: [source] entry); Block.method for a file")
+      ->check(not_empty());
+  command->add_option("--root", options->root, "the root block of a card (default: [source] root)")
+      ->check(not_empty());
   command->add_option("--bind", options->binds, "a generic's value, NAME=VALUE (dtypes by name, packs S=2,3); repeatable")
       ->allow_extra_args(false);
   command->add_option("--numerics", options->numerics, "exact (default), equivalent or fast")

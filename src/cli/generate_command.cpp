@@ -194,7 +194,8 @@ void add_generate_command(CLI::App& app, CommandContext& context) {
   add_loop_limit_option(*command, options->max_loop_iterations);
   add_strict_option(*command, options->strict);
   add_bind_from_option(*command, options->bind_from);
-  command->add_option("--out", options->out, "also write the tokens to FILE.npz (as `tokens`) or FILE.npy");
+  command->add_option("--out", options->out, "also write the tokens to FILE.npz (as `tokens`) or FILE.npy")
+      ->check(not_empty());
   command->add_flag("--stats", options->stats, "report load time, time per call and peak memory");
   add_progress_option(*command, options->no_progress);
   command->callback([options, &context] { context.exit_code = run_generate(*options, context); });

@@ -14,6 +14,7 @@
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/lexer.hpp"
 #include "linnet/syntax/parser.hpp"
+#include "option_checks.hpp"
 
 namespace linnet::cli {
 
@@ -106,7 +107,8 @@ void add_inspect_command(CLI::App& app, CommandContext& context) {
                       "that no parameter reads")
       ->allow_extra_args(false);
   command->add_option("--bind-from", parameters->bind_from,
-                      "with --parameters: generics from a golden meta.json or a checkpoint's config.json");
+                      "with --parameters: generics from a golden meta.json or a checkpoint's config.json")
+      ->check(not_empty());
   command->add_flag("--json", parameters->json, "with --parameters: print JSON");
   command->add_option("file", options->file, "the .linnet file (with --parameters: the card directory)")->required();
   command->callback([options, parameters, list_parameters, &context, command] {

@@ -50,6 +50,12 @@ CLI::Validator seed_value() {
       "SEED");
 }
 
+CLI::Validator not_empty() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? std::string("the value is empty (leave the option out for its default)") : ""; },
+      "TEXT");
+}
+
 CLI::Validator number_value() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

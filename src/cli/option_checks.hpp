@@ -27,6 +27,9 @@ CLI::Validator seed_value();
 // and `inf` pass here and are refused by the option's own check, which
 // says why); never empty, blank or with trailing text.
 CLI::Validator number_value();
+// A name or path option given with an empty value (`--entry ''`), which
+// would otherwise read as the option not given at all.
+CLI::Validator not_empty();
 
 // --temperature: 0 (greedy) or a finite number in [kMinTemperature,
 // kMaxTemperature]. NaN, infinities and tiny (denormal) values would make

@@ -283,9 +283,11 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                    "a card directory (holding nest.toml), or a plain program: a .linnet file or a package directory "
                    "(holding linnet.toml)")
       ->required();
-  command->add_option("--entry", options->entry, "the entry to call (default: nest.toml's [source] entry)");
+  command->add_option("--entry", options->entry, "the entry to call (default: nest.toml's [source] entry)")
+      ->check(not_empty());
   command->add_option("--root", options->root,
-                      "plain programs: the block whose entry runs (default: a module-level entry)");
+                      "plain programs: the block whose entry runs (default: a module-level entry)")
+      ->check(not_empty());
   add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
   add_device_option(*command, options->device);
   add_loop_limit_option(*command, options->max_loop_iterations);
@@ -299,8 +301,10 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                     "make every input not given by --input random (as NAME=random)");
   command->add_option("--seed", options->seed, "the seed of random inputs (default 0)")->check(seed_value());
   command->add_option("--script", options->script,
-                      "a JSON list of entry calls to run in order on one instance (see docs/commands.md)");
-  command->add_option("--out", options->out, "write the outputs to FILE.npz (or a single one to FILE.npy)");
+                      "a JSON list of entry calls to run in order on one instance (see docs/commands.md)")
+      ->check(not_empty());
+  command->add_option("--out", options->out, "write the outputs to FILE.npz (or a single one to FILE.npy)")
+      ->check(not_empty());
   command->add_flag("--stats", options->stats,
                     "report load time, time per call, peak resident memory and peak tensor memory");
   add_progress_option(*command, options->no_progress);

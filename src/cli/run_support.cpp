@@ -60,7 +60,8 @@ void add_cast_weights_option(CLI::App& command, bool& cast_weights) {
 void add_bind_from_option(CLI::App& command, std::string& path) {
   command.add_option("--bind-from", path,
                      "take generics from a golden case's meta.json (linnet_generics) or a checkpoint's config.json; "
-                     "--bind values win");
+                     "--bind values win")
+      ->check(not_empty());
 }
 
 int check_bind_from_path(const std::string& path) {

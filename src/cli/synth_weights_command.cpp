@@ -60,7 +60,8 @@ void add_synth_weights_command(CLI::App& app, CommandContext& context) {
   command->add_option("card", options->card, "the card directory")->required();
   add_bind_option(*command, options->binds);
   command->add_option("--out", options->out, "the directory to write model.safetensors and config.json in")
-      ->required();
+      ->required()
+      ->check(not_empty());
   command->add_option("--seed", options->seed, "the seed of the weights (default 0)")->check(seed_value());
   command->add_option("--dtype", options->dtype, "the stored dtype of the floating tensors (default: the parameters')")
       ->check(CLI::IsMember({"bf16", "f32"}));

@@ -149,6 +149,22 @@ TEST_CASE("exit 2: a --script that does not exist or is a directory", "[cli][exi
          "--script `golden` is a directory");
 }
 
+TEST_CASE("exit 2: an empty name or path is refused, not taken as the option left out", "[cli][exit]") {
+  // `--entry ''` ran the default entry, `--bind-from ''` bound nothing, `--out ''` wrote nothing.
+  const std::string empty = "the value is empty";
+  expect({"check", kQwen, "--root", ""}, 2, "--root: " + empty);
+  expect({"check", kQwen, "--entry", ""}, 2, "--entry: " + empty);
+  expect({"explain", kQwen, "--entry", ""}, 2, "--entry: " + empty);
+  expect({"explain", kQwen, "--root", ""}, 2, "--root: " + empty);
+  expect({"run", kQwen, "--entry", ""}, 2, "--entry: " + empty);
+  expect({"run", kQwen, "--bind-from", ""}, 2, "--bind-from: " + empty);
+  expect({"run", kQwen, "--out", ""}, 2, "--out: " + empty);
+  expect({"run", kQwen, "--script", ""}, 2, "--script: " + empty);
+  expect({"generate", kQwen, "--tokens", "1", "--out", ""}, 2, "--out: " + empty);
+  expect({"inspect", "--parameters", kQwen, "--bind-from", ""}, 2, "--bind-from: " + empty);
+  expect({"synth-weights", kQwen, "--out", ""}, 2, "--out: " + empty);
+}
+
 TEST_CASE("exit 1: --max-new as large as 2^63 - 1 is refused against MaxSeq, not wrapped", "[cli][exit]") {
   // prompt + max-new - 1 wrapped negative and passed the MaxSeq check, so the
   // run decoded to the end of the caches and failed deep in the card (E6001).
