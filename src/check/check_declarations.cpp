@@ -600,9 +600,29 @@ void Checker::Impl::check_recursion() {
   for (const CallEdge& edge : calls) graph[edge.caller].push_back(&edge);
   enum class Mark { Unseen, Active, Done };
   std::map<const FunctionDecl*, Mark> marks;
-  std::function<void(const FunctionDecl*)> visit = [&](const FunctionDecl* node) {
+  // A depth-first search with a stack of its own, not the C++ one: a chain of
+  // tens of thousands of calls (f0 calls f1 calls f2 ...) must not overflow it.
+  struct Frame {
+    const FunctionDecl* node;
+    std::size_t next_edge;
+  };
+  std::vector<Frame> stack;
+  auto enter = [&](const FunctionDecl* node) {
     marks[node] = Mark::Active;
-    for (const CallEdge* edge : graph[node]) {
+    stack.push_back({node, 0});
+  };
+  for (const FunctionDecl& function : functions) {
+    if (marks[&function] != Mark::Unseen) continue;
+    enter(&function);
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      const std::vector<const CallEdge*>& edges = graph[frame.node];
+      if (frame.next_edge == edges.size()) {
+        marks[frame.node] = Mark::Done;
+        stack.pop_back();
+        continue;
+      }
+      const CallEdge* edge = edges[frame.next_edge++];
       const Mark mark = marks[edge->callee];
       if (mark == Mark::Active) {
         const bool direct = edge->callee == edge->caller;
@@ -612,13 +632,9 @@ void Checker::Impl::check_recursion() {
               edge->span)
             .note("recursion is not supported; every call graph must be acyclic");
       } else if (mark == Mark::Unseen) {
-        visit(edge->callee);
+        enter(edge->callee);  // (invalidates `frame`)
       }
     }
-    marks[node] = Mark::Done;
-  };
-  for (const FunctionDecl& function : functions) {
-    if (marks[&function] == Mark::Unseen) visit(&function);
   }
 }
 

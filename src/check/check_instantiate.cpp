@@ -314,10 +314,14 @@ std::optional<Instance> Checker::Impl::instantiate(const InstantiateRequest& req
     // reported once, at the root.
     if (!check_where(root->where, root_args.dims, quoted(root->name), "bound by " + origin)) return std::nullopt;
 
-    // The block tree, each distinct instance once.
+    // The block tree, each distinct instance once. Nesting stops where the
+    // interpreter's does (it counts each instantiation as a call, at most
+    // eval::Options::max_call_depth = 256 deep), so that a chain of
+    // thousands of sub-blocks is a diagnostic here too, not a stack overflow.
+    constexpr int kMaxBlockDepth = 256;
     std::set<std::string> visited;
-    std::function<void(BlockDecl&, const ConcreteArgs&, const std::string&)> walk =
-        [&](BlockDecl& block, const ConcreteArgs& args, const std::string& path) {
+    std::function<void(BlockDecl&, const ConcreteArgs&, const std::string&, int)> walk =
+        [&](BlockDecl& block, const ConcreteArgs& args, const std::string& path, int depth) {
           if (!visited.insert(block.name + "<" + args.key() + ">").second) return;
           resolve_block_members(block);
           for (const MemberDecl& member : block.members) {
@@ -382,10 +386,18 @@ std::optional<Instance> Checker::Impl::instantiate(const InstantiateRequest& req
             ok = check_where(child.where, child_args.dims, quoted(child.name) + " (" + member_path + ")",
                              "bound by " + origin) &&
                  ok;
-            walk(child, child_args, member_path + (is_array ? "[*]" : ""));
+            if (depth >= kMaxBlockDepth) {
+              error("E2119", "blocks nest deeper than " + std::to_string(kMaxBlockDepth) + " levels",
+                    member.item->name.span)
+                  .note("this member of " + quoted(block.name) + " would be block " + std::to_string(depth + 1) +
+                        " below the root; the interpreter instantiates at most " + std::to_string(kMaxBlockDepth));
+              ok = false;
+              return;
+            }
+            walk(child, child_args, member_path + (is_array ? "[*]" : ""), depth + 1);
           }
         };
-    walk(*root, root_args, "");
+    walk(*root, root_args, "", 1);
 
     std::string display = scope.name + "::" + root->name;
     if (!root->generics.empty()) {

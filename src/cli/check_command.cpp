@@ -18,6 +18,7 @@
 #include "linnet/syntax/package.hpp"
 #include "linnet/syntax/suggest.hpp"
 #include "run_support.hpp"
+#include "option_checks.hpp"
 
 namespace linnet::cli {
 
@@ -128,8 +129,10 @@ void add_check_command(CLI::App& app, CommandContext& context) {
   command->add_flag("--strict", options->strict, "fail on warnings too");
   command->add_flag("--verbose", options->instantiate.verbose,
                     "list every fact searched when a shape relation cannot be proved (default: the first three)");
-  command->add_option("--root", options->instantiate.root, "the root block to instantiate (default: the card's, or the only block with entries)");
-  command->add_option("--entry", options->instantiate.entry, "print only this entry's signature");
+  command->add_option("--root", options->instantiate.root, "the root block to instantiate (default: the card's, or the only block with entries)")
+      ->check(not_empty());
+  command->add_option("--entry", options->instantiate.entry, "print only this entry's signature")
+      ->check(not_empty());
   command->add_option("--bind", options->instantiate.bindings, "a generic's value, NAME=VALUE (packs: S=2,3); repeatable")
       ->allow_extra_args(false);
   command->add_option("paths", options->paths, "files, package or card directories, or folders searched recursively")

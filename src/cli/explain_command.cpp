@@ -24,6 +24,7 @@
 #include "linnet/ops/explain.hpp"
 #include "linnet/ops/op_table.hpp"
 #include "device_option.hpp"
+#include "option_checks.hpp"
 
 namespace linnet::cli {
 
@@ -76,9 +77,10 @@ struct LoadedSources {
 
 // Loads `target` with the standard library; prints the diagnostics (and
 // returns nothing) when that fails.
-std::optional<LoadedSources> load(const std::string& target, const CommandContext& context) {
+std::optional<LoadedSources> load(const std::string& target, const CommandContext& context,
+                                  std::unique_ptr<syntax::SourceManager> sources = nullptr) {
   LoadedSources loaded;
-  loaded.sources = std::make_unique<syntax::SourceManager>();
+  loaded.sources = sources ? std::move(sources) : std::make_unique<syntax::SourceManager>();
   syntax::Diagnostics diagnostics;
   syntax::LoadOptions load_options;
   load_options.inputs = {target};
@@ -102,18 +104,20 @@ int print_explanation(ops::ExplainRequest request, const std::string& numerics, 
 
 int explain_card(const ExplainOptions& options, const CommandContext& context) {
   if (!parse_binds(options.binds)) return 2;
-  const std::optional<LoadedSources> loaded = load(options.target, context);
-  if (!loaded) return 1;
-  // The card reader every command shares (card_loader.hpp), into the
-  // program's sources so that positions in nest.toml render.
+  // The card reader every command shares (card_loader.hpp), before the
+  // program: a nest.toml it cannot read is then E5001 at its position, as
+  // in run and check, not the source loader's bare "cannot read".
+  auto sources = std::make_unique<syntax::SourceManager>();
   syntax::Diagnostics card_diagnostics;
-  const std::optional<nest::CardFiles> files =
-      nest::read_card_files(options.target, *loaded->sources, card_diagnostics);
-  std::optional<nest::ResolvedCard> resolved;
-  if (files) {
-    resolved = nest::resolve_card(files->card, *loaded->program, options.binds, card_diagnostics, options.root,
-                                  options.entry);
+  const std::optional<nest::CardFiles> files = nest::read_card_files(options.target, *sources, card_diagnostics);
+  if (!files) {
+    std::cerr << syntax::render_text(card_diagnostics, *sources);
+    return 1;
   }
+  const std::optional<LoadedSources> loaded = load(options.target, context, std::move(sources));
+  if (!loaded) return 1;
+  std::optional<nest::ResolvedCard> resolved =
+      nest::resolve_card(files->card, *loaded->program, options.binds, card_diagnostics, options.root, options.entry);
   if (!resolved) {
     std::cerr << syntax::render_text(card_diagnostics, *loaded->sources);
     return 1;
@@ -237,8 +241,10 @@ void add_explain_command(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand(
       "explain", "list the op call sites an entry reaches and whether each runs natively or as its body");
   command->add_option("target", options->target, "a card directory (with nest.toml) or a .linnet file")->required();
-  command->add_option("--entry", options->entry, "the entry (a card's default: [source] entry); Block.method for a file");
-  command->add_option("--root", options->root, "the root block of a card (default: [source] root)");
+  command->add_option("--entry", options->entry, "the entry (a card's default: [source] entry); Block.method for a file")
+      ->check(not_empty());
+  command->add_option("--root", options->root, "the root block of a card (default: [source] root)")
+      ->check(not_empty());
   command->add_option("--bind", options->binds, "a generic's value, NAME=VALUE (dtypes by name, packs S=2,3); repeatable")
       ->allow_extra_args(false);
   command->add_option("--numerics", options->numerics, "exact (default), equivalent or fast")

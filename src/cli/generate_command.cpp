@@ -10,6 +10,7 @@
 // prompt, or the run; 2 a bad command line.
 #include <cstdio>
 #include <iostream>
+#include <limits>
 
 #include "command.hpp"
 #include "linnet/nest/generate.hpp"
@@ -18,6 +19,7 @@
 #include "device_option.hpp"
 #include "run_support.hpp"
 #include "text_stream.hpp"
+#include "option_checks.hpp"
 
 namespace linnet::cli {
 
@@ -180,17 +182,20 @@ void add_generate_command(CLI::App& app, CommandContext& context) {
                       "a user message (or a JSON list of {role, content}) rendered with the chat template");
   command->add_flag("--ignore-eos", options->ignore_eos,
                     "with --prompt/--chat: do not stop at the tokenizer's end-of-sequence ids");
-  command->add_option("--max-new", options->max_new, "how many tokens to generate (default 16)");
-  command->add_option("--temperature", options->temperature, "0 (default) for greedy, else sample at this temperature");
-  command->add_option("--seed", options->seed, "the sampling seed (default 0)")->check(CLI::NonNegativeNumber);
+  command->add_option("--max-new", options->max_new, "how many tokens to generate (default 16)")
+      ->check(integer_from(1, std::numeric_limits<int64_t>::max()));
+  command->add_option("--temperature", options->temperature, "0 (default) for greedy, else sample at this temperature")
+      ->check(number_value());
+  command->add_option("--seed", options->seed, "the sampling seed (default 0)")->check(seed_value());
   command->add_option("--eos", options->eos, "stop after generating this token id")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_from(0, std::numeric_limits<int32_t>::max()));
   add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
   add_device_option(*command, options->device);
   add_loop_limit_option(*command, options->max_loop_iterations);
   add_strict_option(*command, options->strict);
   add_bind_from_option(*command, options->bind_from);
-  command->add_option("--out", options->out, "also write the tokens to FILE.npz (as `tokens`) or FILE.npy");
+  command->add_option("--out", options->out, "also write the tokens to FILE.npz (as `tokens`) or FILE.npy")
+      ->check(not_empty());
   command->add_flag("--stats", options->stats, "report load time, time per call and peak memory");
   add_progress_option(*command, options->no_progress);
   command->callback([options, &context] { context.exit_code = run_generate(*options, context); });

@@ -4,6 +4,7 @@
 // has lexical or syntax errors. `linnet inspect --parameters CARD` is in
 // inspect_parameters.cpp.
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/lexer.hpp"
 #include "linnet/syntax/parser.hpp"
+#include "option_checks.hpp"
 
 namespace linnet::cli {
 
@@ -53,6 +55,12 @@ std::string printable(std::string_view text) {
 }
 
 int run_inspect(const InspectOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(options.file, ec)) {
+    // (It read as an empty file: one `end of file` token and exit 0.)
+    std::cerr << "error: `" << options.file << "` is a directory, not a .linnet file\n";
+    return 2;
+  }
   syntax::SourceManager sources;
   syntax::Diagnostics diagnostics;
   std::string error;
@@ -99,7 +107,8 @@ void add_inspect_command(CLI::App& app, CommandContext& context) {
                       "that no parameter reads")
       ->allow_extra_args(false);
   command->add_option("--bind-from", parameters->bind_from,
-                      "with --parameters: generics from a golden meta.json or a checkpoint's config.json");
+                      "with --parameters: generics from a golden meta.json or a checkpoint's config.json")
+      ->check(not_empty());
   command->add_flag("--json", parameters->json, "with --parameters: print JSON");
   command->add_option("file", options->file, "the .linnet file (with --parameters: the card directory)")->required();
   command->callback([options, parameters, list_parameters, &context, command] {

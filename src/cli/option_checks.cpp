@@ -1,14 +1,69 @@
 // Command-line value checks (option_checks.hpp).
 #include "option_checks.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 namespace linnet::cli {
+
+namespace {
+
+// The whole of `text` as a decimal integer of type T, or nothing.
+template <class T>
+std::optional<T> whole_integer(const std::string& text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  const auto [next, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || next != end || text.empty()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+CLI::Validator integer_from(int64_t min, int64_t max) {
+  const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        const std::optional<int64_t> value = whole_integer<int64_t>(text);
+        if (!value || *value < min || *value > max) return "`" + text + "` is not " + range;
+        return "";
+      },
+      "INT");
+}
+
+CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (!whole_integer<uint64_t>(text)) {
+          return "`" + text + "` is not an integer from 0 to " +
+                 std::to_string(std::numeric_limits<uint64_t>::max());
+        }
+        return "";
+      },
+      "SEED");
+}
+
+CLI::Validator not_empty() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? std::string("the value is empty (leave the option out for its default)") : ""; },
+      "TEXT");
+}
+
+CLI::Validator number_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (!whole_integer<double>(text)) return "`" + text + "` is not a number";
+        return "";
+      },
+      "NUMBER");
+}
 
 int check_temperature(double temperature) {
   if (temperature == 0) return 0;
@@ -55,7 +110,25 @@ int check_output_path(const std::string& out) {
     std::cerr << "error: --out `" << out << "`: the directory `" << directory << "` does not exist\n";
     return 2;
   }
-  if (::access(directory.c_str(), W_OK) != 0 || (fs::exists(out, ec) && ::access(out.c_str(), W_OK) != 0)) {
+  // Try it rather than ask access(): as root access() says yes to /proc and
+  // /sys, and the write then failed only after the whole run. An existing
+  // file is opened for writing without truncation; otherwise a probe file is
+  // created in the directory and removed.
+  bool writable = false;
+  if (fs::exists(out, ec)) {
+    const int descriptor = ::open(out.c_str(), O_WRONLY | O_CLOEXEC);
+    writable = descriptor >= 0;
+    if (writable) ::close(descriptor);
+  } else {
+    std::string probe = (fs::path(directory) / ".linnet-out-probe-XXXXXX").string();
+    const int descriptor = ::mkstemp(probe.data());
+    writable = descriptor >= 0;
+    if (writable) {
+      ::close(descriptor);
+      ::unlink(probe.c_str());
+    }
+  }
+  if (!writable) {
     std::cerr << "error: --out `" << out << "` is not writable\n";
     return 2;
   }

@@ -9,7 +9,27 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 namespace linnet::cli {
+
+// CLI11 checks of an option's text, run before CLI11 converts it (which
+// would take `` as 0, saturate 2^64 to the type's largest value and wrap
+// `-1` into an unsigned seed). A failed check is a usage error (exit 2):
+// "error: --seed: `-1` is not an integer from 0 to 18446744073709551615".
+//
+// An integer option: decimal digits only (a leading `-` where `min` < 0),
+// from `min` to `max`.
+CLI::Validator integer_from(int64_t min, int64_t max);
+// A seed: any 64-bit unsigned integer, in decimal.
+CLI::Validator seed_value();
+// A number option: a decimal number as C++'s from_chars reads it (`nan`
+// and `inf` pass here and are refused by the option's own check, which
+// says why); never empty, blank or with trailing text.
+CLI::Validator number_value();
+// A name or path option given with an empty value (`--entry ''`), which
+// would otherwise read as the option not given at all.
+CLI::Validator not_empty();
 
 // --temperature: 0 (greedy) or a finite number in [kMinTemperature,
 // kMaxTemperature]. NaN, infinities and tiny (denormal) values would make

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 
 #include "command.hpp"
@@ -22,6 +23,7 @@
 #include "device_option.hpp"
 #include "linnet/syntax/suggest.hpp"
 #include "run_support.hpp"
+#include "option_checks.hpp"
 
 namespace linnet::cli {
 
@@ -104,6 +106,19 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   if (int status = check_output_path(options.out); status != 0) return status;
   if (int status = check_loop_limit(options.max_loop_iterations); status != 0) return status;
   if (int status = check_bind_from_path(options.bind_from); status != 0) return status;
+  if (!options.script.empty()) {
+    // A missing script or a directory is a command-line mistake (exit 2), as
+    // every path docs/commands.md names; its contents are checked later (1).
+    std::error_code ec;
+    if (!std::filesystem::exists(options.script, ec)) {
+      std::cerr << "error: --script `" << options.script << "` does not exist\n";
+      return 2;
+    }
+    if (std::filesystem::is_directory(options.script, ec)) {
+      std::cerr << "error: --script `" << options.script << "` is a directory, not a JSON file\n";
+      return 2;
+    }
+  }
   if (!options.script.empty() && !options.inputs.empty()) {
     std::cerr << "error: --script gives each call its inputs; --input goes with a single entry call\n";
     return 2;
@@ -270,9 +285,11 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                    "a card directory (holding nest.toml), or a plain program: a .linnet file or a package directory "
                    "(holding linnet.toml)")
       ->required();
-  command->add_option("--entry", options->entry, "the entry to call (default: nest.toml's [source] entry)");
+  command->add_option("--entry", options->entry, "the entry to call (default: nest.toml's [source] entry)")
+      ->check(not_empty());
   command->add_option("--root", options->root,
-                      "plain programs: the block whose entry runs (default: a module-level entry)");
+                      "plain programs: the block whose entry runs (default: a module-level entry)")
+      ->check(not_empty());
   add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
   add_device_option(*command, options->device);
   add_loop_limit_option(*command, options->max_loop_iterations);
@@ -284,11 +301,12 @@ void add_run_command(CLI::App& app, CommandContext& context) {
       ->allow_extra_args(false);
   command->add_flag("--random-inputs", options->random_inputs,
                     "make every input not given by --input random (as NAME=random)");
-  command->add_option("--seed", options->seed, "the seed of random inputs (default 0)")
-      ->check(CLI::NonNegativeNumber);
+  command->add_option("--seed", options->seed, "the seed of random inputs (default 0)")->check(seed_value());
   command->add_option("--script", options->script,
-                      "a JSON list of entry calls to run in order on one instance (see docs/commands.md)");
-  command->add_option("--out", options->out, "write the outputs to FILE.npz (or a single one to FILE.npy)");
+                      "a JSON list of entry calls to run in order on one instance (see docs/commands.md)")
+      ->check(not_empty());
+  command->add_option("--out", options->out, "write the outputs to FILE.npz (or a single one to FILE.npy)")
+      ->check(not_empty());
   command->add_flag("--stats", options->stats,
                     "report load time, time per call, peak resident memory and peak tensor memory");
   add_progress_option(*command, options->no_progress);

@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <vector>
 
 #include "linnet/nest/summary.hpp"
 #include "linnet/tensor/allocator.hpp"
 #include "linnet/tensor/npz.hpp"
+#include "option_checks.hpp"
 #include "processes.hpp"
 
 namespace linnet::cli {
@@ -58,7 +60,8 @@ void add_cast_weights_option(CLI::App& command, bool& cast_weights) {
 void add_bind_from_option(CLI::App& command, std::string& path) {
   command.add_option("--bind-from", path,
                      "take generics from a golden case's meta.json (linnet_generics) or a checkpoint's config.json; "
-                     "--bind values win");
+                     "--bind values win")
+      ->check(not_empty());
 }
 
 int check_bind_from_path(const std::string& path) {
@@ -86,8 +89,10 @@ int progress_rank(const CommandContext& context) {
 }
 
 void add_loop_limit_option(CLI::App& command, std::optional<int64_t>& limit) {
-  command.add_option("--max-loop-iterations", limit,
-                     "stop a `while` loop after this many iterations with E6005 (default 10000000)");
+  command
+      .add_option("--max-loop-iterations", limit,
+                  "stop a `while` loop after this many iterations with E6005 (default 10000000)")
+      ->check(integer_from(1, std::numeric_limits<int64_t>::max()));
 }
 
 nest::SessionOptions session_options(const std::string& card, const std::vector<std::string>& binds,

@@ -8,6 +8,7 @@
 #include "linnet/nest/summary.hpp"
 #include "linnet/nest/synth_weights.hpp"
 #include "linnet/syntax/suggest.hpp"
+#include "option_checks.hpp"
 #include "run_support.hpp"
 
 namespace linnet::cli {
@@ -59,8 +60,9 @@ void add_synth_weights_command(CLI::App& app, CommandContext& context) {
   command->add_option("card", options->card, "the card directory")->required();
   add_bind_option(*command, options->binds);
   command->add_option("--out", options->out, "the directory to write model.safetensors and config.json in")
-      ->required();
-  command->add_option("--seed", options->seed, "the seed of the weights (default 0)");
+      ->required()
+      ->check(not_empty());
+  command->add_option("--seed", options->seed, "the seed of the weights (default 0)")->check(seed_value());
   command->add_option("--dtype", options->dtype, "the stored dtype of the floating tensors (default: the parameters')")
       ->check(CLI::IsMember({"bf16", "f32"}));
   command->callback([options, &context] { context.exit_code = run_synth_weights(*options, context); });

@@ -5,9 +5,11 @@
 // Exit status: 0 success; 1 no usable tokenizer, or text/ids it refuses;
 // 2 a bad command line.
 #include <charconv>
+#include <filesystem>
 #include <iostream>
 
 #include "command.hpp"
+#include "option_checks.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "text_support.hpp"
 
@@ -25,19 +27,19 @@ struct TokenizeOptions {
   bool skip_special = false;
 };
 
+// "1,2,3", "1 2 3" or "[1, 2, 3]": the token-list rules of every command
+// (option_checks.hpp: no empty item such as `1,,2`, no sign), inside at most
+// one pair of brackets, and at least one id.
 std::optional<std::vector<int32_t>> parse_ids(const std::string& text) {
-  std::vector<int32_t> ids;
-  const char* at = text.data();
-  const char* end = at + text.size();
-  while (at < end) {
-    while (at < end && (*at == ',' || *at == ' ' || *at == '[' || *at == ']')) ++at;
-    if (at == end) break;
-    int32_t id = 0;
-    const auto [next, error] = std::from_chars(at, end, id);
-    if (error != std::errc() || id < 0) return std::nullopt;
-    ids.push_back(id);
-    at = next;
+  std::string inner = text;
+  const size_t first = inner.find_first_not_of(' ');
+  const size_t last = inner.find_last_not_of(' ');
+  if (first != std::string::npos && inner[first] == '[') {
+    if (inner[last] != ']') return std::nullopt;
+    inner = inner.substr(first + 1, last - first - 1);
   }
+  std::optional<std::vector<int32_t>> ids = parse_token_list(inner);
+  if (!ids || ids->empty()) return std::nullopt;
   return ids;
 }
 
@@ -54,6 +56,13 @@ int run_tokenize(const TokenizeOptions& options) {
       std::cerr << "error: --decode `" << options.decode << "` is not a list of token ids such as 1,2,3\n";
       return 2;
     }
+  }
+  // A path that does not exist is a command-line mistake (exit 2), as in
+  // every other command; a file or folder without a usable tokenizer is 1.
+  std::error_code ec;
+  if (!std::filesystem::exists(options.target, ec)) {
+    std::cerr << "error: `" << options.target << "` does not exist\n";
+    return 2;
   }
   std::string why;
   const std::optional<std::string> directory = find_tokenizer_directory(

@@ -7,6 +7,7 @@
 // the case, the card or a run had a problem; 2 a bad command line.
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include "command.hpp"
@@ -16,6 +17,7 @@
 #include "linnet/validate/validate.hpp"
 #include "device_option.hpp"
 #include "run_support.hpp"
+#include "option_checks.hpp"
 
 namespace linnet::cli {
 
@@ -168,13 +170,13 @@ void add_validate_command(CLI::App& app, CommandContext& context) {
   command->add_flag("--markdown", options->markdown, "print a Markdown table, as in the cards' READMEs");
   command->add_option("--max-abs", options->max_abs, "largest max abs logit difference allowed (f32 default 1e-4; bf16 default 1.5x the golden's "
                       "bf16-vs-f32 envelope)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_value());
   command->add_option("--mean-abs", options->mean_abs, "largest mean abs logit difference allowed (bf16 default 1.25x the golden's bf16-vs-f32 "
                       "envelope, or 0.01 without one)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_value());
   command->add_option("--min-argmax", options->min_argmax,
                       "smallest argmax agreement allowed, a fraction (f32 default 1, bf16 0.9)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(number_value());
   command->add_flag("--any-tokens", options->any_tokens,
                     "do not require every generated token to match (f32 requires it by default)");
   add_progress_option(*command, options->no_progress);

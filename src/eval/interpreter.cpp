@@ -105,6 +105,18 @@ void note_input_origins(EvalError& error, const std::vector<ast::Param>& params,
                                         given_by(inputs, name));
     }
   }
+  // An empty input (`--input tokens=[]`) fails far from the command line,
+  // often in a reduction over the empty axis: name it.
+  std::vector<std::pair<std::string, const Value*>> inputs_by_name;
+  for (size_t i = 0; i < inputs.positional.size() && i < params.size(); ++i) {
+    inputs_by_name.emplace_back(params[i].name.text, &inputs.positional[i]);
+  }
+  for (const auto& [name, value] : inputs.named) inputs_by_name.emplace_back(name, &value);
+  for (const auto& [name, value] : inputs_by_name) {
+    if (!value->is_tensor() || value->tensor().numel() != 0) continue;
+    notes.push_back("the input `" + name + "` has no elements (shape " + tensor::shape_to_string(value->tensor().shape()) +
+                    ")" + given_by(inputs, name));
+  }
   std::vector<std::string>& all = error.diagnostic().notes;
   const auto stack = std::find_if(all.begin(), all.end(), is_stack_note);
   all.insert(stack, notes.begin(), notes.end());

@@ -195,8 +195,28 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
   }
   card.source_path = string_field(*source, "source", "path", reader).value_or("");
   if (card.source_path.empty()) reader.error("[source] needs `path`, the root source file", source->source());
+  // The root source file is checked here, at its position, so that every
+  // command reports a wrong path alike (the source loader's own message has
+  // no code and called a directory a file that does not exist).
+  if (const toml::node* path = source->get("path"); path != nullptr && !card.source_path.empty()) {
+    const fs::path relative = fs::path(card.source_path).lexically_normal();
+    std::error_code ec;
+    const fs::path file = fs::path(directory) / relative;
+    if (relative.is_absolute() || (!relative.empty() && *relative.begin() == "..")) {
+      reader.error("[source] `path` = \"" + card.source_path + "\" is outside the card's directory", path->source())
+          .with_help("name a file under the card, such as \"src/lib.linnet\"");
+    } else if (fs::is_directory(file, ec)) {
+      reader.error("[source] `path` = \"" + card.source_path + "\" is a directory, not a .linnet file", path->source());
+    } else if (!fs::is_regular_file(file, ec)) {
+      reader.error("[source] `path` = \"" + card.source_path + "\": the card has no such file", path->source());
+    }
+  }
   card.root = string_field(*source, "source", "root", reader).value_or("Model");
   card.entry = string_field(*source, "source", "entry", reader).value_or("");
+  if (const toml::node* entry = source->get("entry"); entry != nullptr && entry->is_string() && card.entry.empty()) {
+    reader.error("[source] `entry` is empty", entry->source())
+        .with_help("name the default entry, such as \"forward\", or leave the key out");
+  }
   if (const toml::node* root = source->get("root")) card.root_span = reader.span_of(root->source());
   if (const toml::node* entry = source->get("entry")) card.entry_span = reader.span_of(entry->source());
 
@@ -213,6 +233,20 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
   if (const toml::node* node = table.get("weights")) {
     if (const toml::table* weights = node->as_table()) {
       card.weights = read_weights(*weights, reader);
+      // The bindings file, checked at its position like [source] path (a
+      // missing one was an E5001 without position, a directory "not an object").
+      const toml::node* named = weights->get("bindings");
+      if (card.weights && !card.weights->bindings.empty() && named != nullptr) {
+        std::error_code ec;
+        const fs::path file = fs::path(directory) / card.weights->bindings;
+        if (fs::is_directory(file, ec)) {
+          reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\" is a directory, not a JSON file",
+                       named->source());
+        } else if (!fs::exists(file, ec)) {
+          reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\": the card has no such file",
+                       named->source());
+        }
+      }
     } else {
       reader.error("[weights] must be a table", node->source());
     }

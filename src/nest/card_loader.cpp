@@ -47,16 +47,9 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
   std::optional<RootBlock> root = find_root_block(program, root_name, why);
   if (!root) {
     // Where the name came from: nest.toml's [source] root, or --root.
+    // (`why` already suggests the nearest block name.)
     if (root_override.empty()) {
-      std::vector<std::string> blocks;
-      for (const auto& module : program.modules()) {
-        if (!module->requested) continue;
-        for (const auto& [name, item] : module->items) {
-          if (item->as<syntax::ast::BlockItem>() != nullptr) blocks.push_back(name);
-        }
-      }
-      diagnostics.error(codes::invalid_manifest, "[source] root: " + why + syntax::did_you_mean(root_name, blocks),
-                        card.root_span);
+      diagnostics.error(codes::invalid_manifest, "[source] root: " + why, card.root_span);
     } else {
       diagnostics.error(codes::invalid_manifest, "--root: " + why, syntax::Span{});
     }
@@ -74,6 +67,7 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
     return std::nullopt;
   }
   std::vector<std::string> texts;
+  size_t from_file_count = 0;  // the first texts come from --bind-from
   if (!bind_from.empty()) {
     std::optional<std::vector<std::string>> from_file = binds_from_file(bind_from, *root, why);
     if (!from_file) {
@@ -81,18 +75,24 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
       return std::nullopt;
     }
     texts = std::move(*from_file);
+    from_file_count = texts.size();
   }
   texts.insert(texts.end(), binds.begin(), binds.end());
   std::vector<BindArgument> arguments;
   bool malformed = false;
-  for (const std::string& text : texts) {
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::string& text = texts[i];
     std::optional<BindArgument> bind = parse_bind_argument(text);
     if (!bind) {
-      diagnostics.error(eval::codes::bad_generic_arguments, "`--bind " + text + "` is not of the form NAME=VALUE",
+      diagnostics.error(eval::codes::bad_generic_arguments,
+                        (i < from_file_count ? "`--bind-from " + bind_from + "` gives `" + text + "`, which"
+                                             : "`--bind " + text + "`") +
+                            " is not of the form NAME=VALUE",
                         syntax::Span{});
       malformed = true;
       continue;
     }
+    if (i < from_file_count) bind->from_file = bind_from;
     arguments.push_back(*bind);
   }
   std::optional<BoundGenerics> bound = bind_generics(*root, card, arguments, diagnostics);

@@ -62,11 +62,13 @@ GenerateResult generate(Session& session, const GenerateOptions& options) {
   }
   const int64_t prompt_length = static_cast<int64_t>(options.prompt.size());
   // The last new token is never decoded, so the caches need one position less.
-  const int64_t positions = prompt_length + options.max_new - 1;
-  if (std::optional<int64_t> max_seq = bound_dim(generics, "MaxSeq"); max_seq && positions > *max_seq) {
+  // (Checked: --max-new may be as large as 2^63 - 1, and a wrapped sum would pass.)
+  int64_t positions = 0;
+  const bool past_int64 = __builtin_add_overflow(prompt_length, options.max_new - 1, &positions);
+  if (std::optional<int64_t> max_seq = bound_dim(generics, "MaxSeq"); max_seq && (past_int64 || positions > *max_seq)) {
     throw InputError("the prompt (" + std::to_string(prompt_length) + " tokens) and " + std::to_string(options.max_new) +
-                     " new tokens need " + std::to_string(positions) + " cache positions, but MaxSeq is bound to " +
-                     std::to_string(*max_seq));
+                     " new tokens need " + (past_int64 ? "more than 2^63" : std::to_string(positions)) +
+                     " cache positions, but MaxSeq is bound to " + std::to_string(*max_seq));
   }
   if (std::optional<int64_t> vocab = bound_dim(generics, "Vocab")) {
     for (int32_t token : options.prompt) {

@@ -184,12 +184,17 @@ std::optional<RootBlock> find_module_entries(const syntax::Program& program, std
   return std::nullopt;
 }
 
+std::string BindArgument::origin() const {
+  if (from_file.empty()) return "`--bind " + name + "=" + value + "`";
+  return "`" + name + "=" + value + "` from `--bind-from " + from_file + "`";
+}
+
 std::optional<BindArgument> parse_bind_argument(std::string_view text) {
   const size_t equals = text.find('=');
   if (equals == std::string_view::npos) return std::nullopt;
   const std::string_view name = trim(text.substr(0, equals));
   if (name.empty()) return std::nullopt;
-  return BindArgument{std::string(name), std::string(trim(text.substr(equals + 1)))};
+  return BindArgument{std::string(name), std::string(trim(text.substr(equals + 1))), ""};
 }
 
 const char* generic_value_kind(const ast::GenericParam& declared) {
@@ -288,7 +293,7 @@ std::optional<BoundGenerics> bind_generics(const RootBlock& root, const Card& ca
     if (declared == nullptr) {
       syntax::Diagnostic& error = diagnostics.error(
           eval::codes::bad_generic_arguments,
-          "`--bind " + bind.name + "=" + bind.value + "`: `" + block_name + "` has no generic `" + bind.name + "`" +
+          bind.origin() + ": `" + block_name + "` has no generic `" + bind.name + "`" +
               syntax::did_you_mean(bind.name, bindable_names),
           syntax::Span{});
       if (root.block != nullptr) {
@@ -309,7 +314,7 @@ std::optional<BoundGenerics> bind_generics(const RootBlock& root, const Card& ca
     if (!value) {
       diagnostics
           .error(eval::codes::bad_generic_arguments,
-                 "`--bind " + bind.name + "=" + bind.value + "`: `" + bind.value + "` is not a " +
+                 bind.origin() + ": `" + bind.value + "` is not a " +
                      generic_value_kind(*declared) + " for `" + bind.name + "`",
                  syntax::Span{})
           .note(why);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "linnet/nest/summary.hpp"
 #include "linnet/nest/weights.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/tensor/half.hpp"
@@ -226,12 +227,23 @@ std::string config_text(const eval::GenericBindings& generics, std::optional<DTy
 }  // namespace
 
 uint64_t SynthTensor::byte_size() const {
-  return static_cast<uint64_t>(tensor::shape_numel(shape)) * tensor::dtype_size(dtype);
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(tensor::shape_numel(shape)), tensor::dtype_size(dtype), &bytes)) {
+    throw SynthError("the tensor `" + name + "` needs more bytes than a 64-bit count holds");
+  }
+  return bytes;
 }
 
 uint64_t SynthPlan::byte_size() const {
+  // Checked: thousands of tensors of 2^60 bytes each would wrap the sum and
+  // the safetensors header's offsets with it.
   uint64_t total = 0;
-  for (const SynthTensor& spec : tensors) total += spec.byte_size();
+  for (const SynthTensor& spec : tensors) {
+    if (__builtin_add_overflow(total, spec.byte_size(), &total)) {
+      throw SynthError("the checkpoint's " + std::to_string(tensors.size()) +
+                       " tensors need more bytes than a 64-bit count holds");
+    }
+  }
   return total;
 }
 
@@ -313,6 +325,15 @@ void write_synth_weights(const SynthPlan& plan, const std::string& directory, ui
   fs::create_directories(directory, ec);
   if (ec || !fs::is_directory(directory, ec)) {
     throw SynthError("cannot create the directory `" + directory + "`" + (ec ? ": " + ec.message() : ""));
+  }
+  // Refused before the first byte: a checkpoint larger than the free space
+  // would otherwise be streamed until the disk is full (and a 2^40-byte one
+  // for minutes).
+  const uint64_t data_bytes = plan.byte_size();
+  const fs::space_info space = fs::space(directory, ec);
+  if (!ec && data_bytes > space.available) {
+    throw SynthError("the checkpoint needs " + format_bytes(static_cast<double>(data_bytes)) + ", but `" + directory +
+                     "` has " + format_bytes(static_cast<double>(space.available)) + " free");
   }
   std::string header = "{";
   uint64_t offset = 0;

@@ -86,6 +86,93 @@ TEST_CASE("exit 2: malformed values", "[cli][exit]") {
   expect({"validate", kQwen, "golden/qwen3-a", "--max-abs", "nan"}, 2);
 }
 
+TEST_CASE("exit 2: numbers are read whole, never wrapped, saturated or taken as 0 when empty", "[cli][exit]") {
+  // A seed is any 64-bit unsigned integer: 2^64 is not 2^64 - 1, -1 is not 2^64 - 1, `` is not 0.
+  for (const char* seed : {"18446744073709551616", "-1", "", " 3", "0x10", "1e3", "+5", "nan"}) {
+    expect({"generate", kQwen, "--tokens", "1", "--seed", seed}, 2, "--seed: `" + std::string(seed) + "` is not an integer");
+    expect({"run", kQwen, "--seed", seed}, 2, "--seed:");
+    expect({"synth-weights", kQwen, "--out", "/tmp/never-written", "--seed", seed}, 2, "--seed:");
+  }
+  for (const char* count : {"", "0", "-3", "9223372036854775808", "18446744073709551616", "1.5", "2e3"}) {
+    expect({"generate", kQwen, "--tokens", "1", "--max-new", count}, 2, "--max-new");
+    expect({"run", kQwen, "--max-loop-iterations", count}, 2, "--max-loop-iterations");
+  }
+  for (const char* id : {"", "-1", "2147483648", "4294967296"}) {
+    expect({"generate", kQwen, "--tokens", "1", "--eos", id}, 2, "--eos: `" + std::string(id) + "`");
+  }
+  for (const char* number : {"", " ", "1,5", "0.5x"}) {
+    expect({"generate", kQwen, "--tokens", "1", "--temperature", number}, 2, "--temperature: `");
+    expect({"validate", kQwen, "golden/qwen3-a", "--max-abs", number}, 2, "--max-abs: `");
+    expect({"validate", kQwen, "golden/qwen3-a", "--min-argmax", number}, 2, "--min-argmax: `");
+  }
+  // No 300-digit range from the option parser in any of these messages.
+  const cli_test::Outcome eos = run_linnet({"generate", kQwen, "--tokens", "1", "--eos", "-1"});
+  CHECK(!contains(eos.err, "179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368"));
+}
+
+TEST_CASE("exit 2: --out in a directory nobody may create files in, found before the run", "[cli][exit]") {
+  // /proc and /sys refuse new files even to root, whom access() tells they
+  // are writable: the write used to fail only after the whole run (exit 1).
+  for (const char* out : {"/proc/x.npz", "/sys/x.npy"}) {
+    expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=1", "--out", out}, 2,
+           "--out `" + std::string(out) + "` is not writable");
+    expect(with_golden({"generate", kQwen}) + std::vector<std::string>{"--tokens", "1", "--out", out}, 2,
+           "is not writable");
+  }
+  // A writable place leaves no probe file behind.
+  ScratchDir scratch;
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=1", "--out", scratch.file("a.npz")},
+         0);
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(scratch.file("a.npz")).parent_path())) {
+    CHECK(entry.path().filename() == "a.npz");
+  }
+}
+
+TEST_CASE("exit 2: tokenize and inspect refuse empty id items, missing paths and directories", "[cli][exit]") {
+  // --decode follows the --tokens rules: `1,,2` is not 1, 2 (it decoded as such).
+  for (const char* ids : {"1,,2", "1,2,", ",1", "[1,2", "[[1]]", "[]", "-1"}) {
+    expect({"tokenize", "golden/qwen3-a", "--decode", ids}, 2, "--decode `" + std::string(ids) + "`");
+  }
+  expect({"tokenize", "golden/qwen3-a", "--decode", "[1, 2, 3]"}, 0);
+  expect({"tokenize", "golden/qwen3-a", "--decode", "1 2 3"}, 0);
+  expect({"tokenize", "no/such/tokenizer", "hello"}, 2, "`no/such/tokenizer` does not exist");
+  // A directory read as an empty source file (exit 0).
+  expect({"inspect", "--tokens", "golden"}, 2, "`golden` is a directory");
+  expect({"inspect", "--ast", "golden"}, 2, "`golden` is a directory");
+}
+
+TEST_CASE("exit 2: a --script that does not exist or is a directory", "[cli][exit]") {
+  // Both exited 1, the directory as "the script is not valid JSON (Empty)".
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--script", "no/such/calls.json"}, 2,
+         "--script `no/such/calls.json` does not exist");
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--script", "golden"}, 2,
+         "--script `golden` is a directory");
+}
+
+TEST_CASE("exit 2: an empty name or path is refused, not taken as the option left out", "[cli][exit]") {
+  // `--entry ''` ran the default entry, `--bind-from ''` bound nothing, `--out ''` wrote nothing.
+  const std::string empty = "the value is empty";
+  expect({"check", kQwen, "--root", ""}, 2, "--root: " + empty);
+  expect({"check", kQwen, "--entry", ""}, 2, "--entry: " + empty);
+  expect({"explain", kQwen, "--entry", ""}, 2, "--entry: " + empty);
+  expect({"explain", kQwen, "--root", ""}, 2, "--root: " + empty);
+  expect({"run", kQwen, "--entry", ""}, 2, "--entry: " + empty);
+  expect({"run", kQwen, "--bind-from", ""}, 2, "--bind-from: " + empty);
+  expect({"run", kQwen, "--out", ""}, 2, "--out: " + empty);
+  expect({"run", kQwen, "--script", ""}, 2, "--script: " + empty);
+  expect({"generate", kQwen, "--tokens", "1", "--out", ""}, 2, "--out: " + empty);
+  expect({"inspect", "--parameters", kQwen, "--bind-from", ""}, 2, "--bind-from: " + empty);
+  expect({"synth-weights", kQwen, "--out", ""}, 2, "--out: " + empty);
+}
+
+TEST_CASE("exit 1: --max-new as large as 2^63 - 1 is refused against MaxSeq, not wrapped", "[cli][exit]") {
+  // prompt + max-new - 1 wrapped negative and passed the MaxSeq check, so the
+  // run decoded to the end of the caches and failed deep in the card (E6001).
+  expect(with_golden({"generate", kQwen}) + std::vector<std::string>{"--tokens", "1,2", "--max-new",
+                                                                      "9223372036854775807"},
+         1, "need more than 2^63 cache positions, but MaxSeq is bound to");
+}
+
 TEST_CASE("exit 1: problems with the input", "[cli][exit]") {
   // A generic the root block lacks, named by --bind (E2111), for every command that reads a card.
   expect({"check", kQwen, "--bind", "Vocabb=3"}, 1, "did you mean `Vocab`?");

@@ -65,3 +65,15 @@ TEST_CASE("run --script: an input's value is traced to its call in the script", 
   CHECK(outcome.status == 1);
   CHECK(contains(outcome.err, "the value 100 is the input `pos`, given by `script call 1's \"inputs\".\"pos\"`"));
 }
+
+TEST_CASE("run: an empty input is named where the entry fails on it", "[cli][origins]") {
+  // `tokens=[]` is a [1, 0] tensor; the card fails in a softmax over the
+  // empty axis, far from the command line.
+  for (const char* empty : {"tokens=[]", "tokens=[[]]"}) {
+    const cli_test::Outcome outcome = run_linnet(run_golden({"--input", empty}));
+    INFO(outcome.err);
+    CHECK(outcome.status == 1);
+    CHECK(contains(outcome.err, "note: the input `tokens` has no elements (shape [1, 0]), given by `--input " +
+                                    std::string(empty) + "`"));
+  }
+}

@@ -154,3 +154,27 @@ TEST_CASE("synth-weights diagnoses bad arguments", "[synth-weights]") {
   CHECK(contains(outcome.err, "cannot create the directory"));
   CHECK_FALSE(std::filesystem::exists(out + "/model.safetensors"));
 }
+
+TEST_CASE("synth-weights refuses a checkpoint past the disk or a 64-bit count before writing a byte",
+          "[synth-weights]") {
+  const TinyCard mistral = tiny_cards()[0];
+  ScratchDir scratch;
+  const std::string out = scratch.file("huge");
+  // 64 layers at H = Inner = 2^30: each matrix 2^62 bytes, their sum past
+  // 2^64 (it wrapped, and the header's offsets with it).
+  const cli_test::Outcome wrapped = run_linnet(with_binds(
+      with_binds({"synth-weights", mistral.card, "--out", out}, mistral.generics),
+      {"H=1073741824", "Inner=1073741824", "Layers=64"}));
+  CHECK(wrapped.status == 1);
+  CHECK(contains(wrapped.err, "need more bytes than a 64-bit count holds"));
+  // Terabytes: it streamed until the disk was full.
+  const cli_test::Outcome too_big = run_linnet(
+      with_binds(with_binds({"synth-weights", mistral.card, "--out", out}, mistral.generics),
+                 {"H=65536", "Inner=65536", "Layers=64"}));
+  CHECK(too_big.status == 1);
+  INFO(too_big.err);
+  CHECK(contains(too_big.err, "error: the checkpoint needs "));
+  CHECK(contains(too_big.err, " TB, but `" + out + "` has"));
+  CHECK(!std::filesystem::exists(out + "/model.safetensors.partial"));
+  CHECK(!std::filesystem::exists(out + "/model.safetensors"));
+}

@@ -110,8 +110,9 @@ TEST_CASE("a malformed nest.toml is reported, every problem at once, with positi
                    "[weights]\nrepo = \"org/name\"\nfiles = \"model.safetensors\"\n");
     syntax::Diagnostics diagnostics;
     CHECK_FALSE(read(dir.path(), diagnostics));
-    CHECK(diagnostics.error_count() == 6);
+    CHECK(diagnostics.error_count() == 7);  // and src/lib.linnet is not there
     for (const std::string& code : codes_of(diagnostics)) CHECK(code == "E5001");
+    CHECK(mentions(diagnostics, "[source] `path` = \"src/lib.linnet\": the card has no such file"));
     for (const syntax::Diagnostic& diagnostic : diagnostics.all()) CHECK(diagnostic.span.valid());
     CHECK(mentions(diagnostics, "`root` must be a string"));
     CHECK(mentions(diagnostics, "[generics] `H` must be an integer"));

@@ -56,6 +56,11 @@ std::optional<RootBlock> find_module_entries(const syntax::Program& program, std
 struct BindArgument {
   std::string name;
   std::string value;
+  // Where it came from, for messages: empty for `--bind`, else the file of
+  // `--bind-from` (a value there is not a `--bind` the user typed).
+  std::string from_file;
+  // "`--bind H=64`" or "`H=64` from `--bind-from meta.json`".
+  std::string origin() const;
 };
 // Nothing when there is no `=` or no name before it.
 std::optional<BindArgument> parse_bind_argument(std::string_view text);

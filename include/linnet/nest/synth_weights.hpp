@@ -50,13 +50,13 @@ struct SynthTensor {
   double deviation = 0;      // Normal, NearOne: the standard deviation
   int scale_exponent = 0;    // Mxfp4Scales: the unbiased exponent of a group's scale
 
-  uint64_t byte_size() const;
+  uint64_t byte_size() const;  // SynthError past a 64-bit count
 };
 
 struct SynthPlan {
   std::vector<SynthTensor> tensors;  // in file order
   std::string config_json;           // config.json's text
-  uint64_t byte_size() const;        // of the data region
+  uint64_t byte_size() const;        // of the data region; SynthError past a 64-bit count
 };
 
 // The tensors for `manifest` (an instance's parameter list) named through
