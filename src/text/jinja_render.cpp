@@ -315,9 +315,15 @@ class Renderer {
 
   Value make_macro(const Node& node) {
     const Node* macro = &node;
-    std::shared_ptr<Scope> globals = scopes_[0];
-    std::shared_ptr<Scope> top = scopes_[1];
-    return Value::make_function([this, macro, globals, top](std::vector<Value>& args, Keywords& keywords) {
+    // Weak: the macro is stored in `top`, and a strong reference back would
+    // be a cycle that frees neither (the renderer holds both scopes while
+    // any macro can be called).
+    std::weak_ptr<Scope> globals_scope = scopes_[0];
+    std::weak_ptr<Scope> top_scope = scopes_[1];
+    return Value::make_function([this, macro, globals_scope, top_scope](std::vector<Value>& args, Keywords& keywords) {
+      std::shared_ptr<Scope> globals = globals_scope.lock();
+      std::shared_ptr<Scope> top = top_scope.lock();
+      if (!globals || !top) throw TemplateError("the macro `" + macro->name + "` is called after its template ended");
       if (args.size() > macro->parameters.size()) {
         throw TemplateError("the macro `" + macro->name + "` takes " + std::to_string(macro->parameters.size()) +
                             " arguments, given " + std::to_string(args.size()));
