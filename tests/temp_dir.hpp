@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <unistd.h>
 
@@ -33,13 +34,23 @@ class TempDir {
 
   const std::filesystem::path& path() const { return path_; }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
-  // Writes `text` to `name` inside the directory and returns its path.
+  // Writes `text` to `name` inside the directory (making the folders `name`
+  // names) and returns its path.
   std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(file(name), std::ios::binary) << text;
-    return file(name);
+    return write_bytes(name, text.data(), text.size());
+  }
+  std::string write(const std::string& name, const std::vector<std::byte>& bytes) const {
+    return write_bytes(name, bytes.data(), bytes.size());
   }
 
  private:
+  std::string write_bytes(const std::string& name, const void* data, size_t size) const {
+    const std::filesystem::path target = path_ / name;
+    std::filesystem::create_directories(target.parent_path());
+    std::ofstream(target, std::ios::binary).write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    return target.string();
+  }
+
   std::filesystem::path path_;
 };
 

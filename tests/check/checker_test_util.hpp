@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "temp_dir.hpp"
 
 #include <unistd.h>
 
@@ -52,31 +53,9 @@ inline CheckRun run_checker(const std::vector<std::string>& inputs, const Driver
 }
 
 // A source file written to a fresh temporary folder, removed on destruction.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("linnet-check-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::filesystem::path file = path_ / name;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file) << text;
-    return file.string();
-  }
-
- private:
-  std::filesystem::path path_;
+// A scratch folder for one test, removed with its files at the end.
+struct TempDir : linnet_test::TempDir {
+  TempDir() : linnet_test::TempDir("linnet-check") {}
 };
 
 // Copies nest/<card> into `dir` and replaces the first occurrence of `from`

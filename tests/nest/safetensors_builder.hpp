@@ -10,6 +10,7 @@
 #include <string>
 #include <unistd.h>
 #include <vector>
+#include "temp_dir.hpp"
 
 namespace linnet::nest::testing {
 
@@ -65,38 +66,12 @@ inline std::vector<std::byte> counting_bytes(size_t count, size_t start = 0) {
   return bytes;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = std::filesystem::temp_directory_path() /
-            ("linnet-safetensors-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string path() const { return path_.string(); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string write(const std::string& name, const std::vector<std::byte>& bytes) const {
-    std::string target = file(name);
-    std::filesystem::create_directories(std::filesystem::path(target).parent_path());
-    std::ofstream out(target, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    return target;
-  }
-  std::string write_text(const std::string& name, const std::string& text) const {
-    std::vector<std::byte> bytes(text.size());
-    std::memcpy(bytes.data(), text.data(), text.size());
-    return write(name, bytes);
-  }
-
- private:
-  std::filesystem::path path_;
+// A scratch folder for one test, removed with its files at the end; its
+// path as a string, as the checkpoint readers take it.
+struct TempDir : linnet_test::TempDir {
+  TempDir() : linnet_test::TempDir("linnet-safetensors") {}
+  std::string path() const { return linnet_test::TempDir::path().string(); }
+  std::string write_text(const std::string& name, const std::string& text) const { return write(name, text); }
 };
 
 }  // namespace linnet::nest::testing
