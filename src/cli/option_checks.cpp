@@ -15,9 +15,10 @@ namespace linnet::cli {
 
 namespace {
 
-// The whole of `text` as a decimal integer of type T, or nothing.
+// The whole of `text` as a decimal value of type T (an integer type, or
+// double for any number), or nothing: no trailing characters, no empty text.
 template <class T>
-std::optional<T> whole_integer(const std::string& text) {
+std::optional<T> parse_whole(const std::string& text) {
   T value{};
   const char* end = text.data() + text.size();
   const auto [next, error] = std::from_chars(text.data(), end, value);
@@ -31,7 +32,7 @@ CLI::Validator integer_from(int64_t min, int64_t max) {
   const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
   return CLI::Validator(
       [min, max, range](std::string& text) -> std::string {
-        const std::optional<int64_t> value = whole_integer<int64_t>(text);
+        const std::optional<int64_t> value = parse_whole<int64_t>(text);
         if (!value || *value < min || *value > max) return "`" + text + "` is not " + range;
         return "";
       },
@@ -41,7 +42,7 @@ CLI::Validator integer_from(int64_t min, int64_t max) {
 CLI::Validator seed_value() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        if (!whole_integer<uint64_t>(text)) {
+        if (!parse_whole<uint64_t>(text)) {
           return "`" + text + "` is not an integer from 0 to " +
                  std::to_string(std::numeric_limits<uint64_t>::max());
         }
@@ -59,7 +60,7 @@ CLI::Validator not_empty() {
 CLI::Validator number_value() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        if (!whole_integer<double>(text)) return "`" + text + "` is not a number";
+        if (!parse_whole<double>(text)) return "`" + text + "` is not a number";
         return "";
       },
       "NUMBER");

@@ -39,8 +39,6 @@ bool ranks_before(double a, int64_t a_index, double b, int64_t b_index) {
   return a_index < b_index;
 }
 
-}  // namespace
-
 // A result's rows as [rows, width] (width its last extent), read one row at
 // a time: a whole copy of a prompt's logits in f64 is twice their f32 size
 // (1.6 GB for 512 positions of a 201088-token vocabulary), so a summary
@@ -48,6 +46,8 @@ bool ranks_before(double a, int64_t a_index, double b, int64_t b_index) {
 tensor::Tensor as_rows(const tensor::Tensor& tensor, int64_t width) {
   return tensor.reshape({tensor.numel() / width, width});
 }
+
+}  // namespace
 
 std::vector<std::vector<RankedToken>> top_k_rows(const tensor::Tensor& tensor, int k) {
   std::vector<std::vector<RankedToken>> rows;
