@@ -129,24 +129,37 @@ std::optional<eval::Value> run_product(const eval::NativeCall& call) {
   const std::span<const float> inputs(x.data<float>(), static_cast<size_t>(x.numel()));
   const int64_t outputs = packed->view.rows;
 
-  Tensor result;
-  if constexpr (Kind == Product::CombineExperts) {
-    const Tensor mixing = contiguous_f32(tensor_argument(call, "weights"));
-    result = Tensor::empty(DType::F32, {rows, outputs});
-    mxfp4_combine_experts_f32(packed->view, inputs, choice,
-                              std::span<const float>(mixing.data<float>(), static_cast<size_t>(mixing.numel())),
-                              std::span<float>(result.mutable_data<float>(), static_cast<size_t>(result.numel())));
-  } else {
-    result = Tensor::empty(DType::F32, {rows, slots, outputs});
-    const std::span<float> out(result.mutable_data<float>(), static_cast<size_t>(result.numel()));
-    if constexpr (Kind == Product::Experts) mxfp4_experts_f32(packed->view, inputs, choice, out);
-    if constexpr (Kind == Product::ExpertsShared) mxfp4_experts_shared_f32(packed->view, inputs, choice, out);
-    if constexpr (Kind == Product::LinearExpertsShared) {
-      mxfp4_linear_experts_shared_f32(packed->view, inputs, choice, out);
+  const Shape shape = Kind == Product::CombineExperts ? Shape{rows, outputs} : Shape{rows, slots, outputs};
+  std::optional<Tensor> mixing;
+  if constexpr (Kind == Product::CombineExperts) mixing = contiguous_f32(tensor_argument(call, "weights"));
+  const auto mixing_values = [&] {
+    return std::span<const float>(mixing->data<float>(), static_cast<size_t>(mixing->numel()));
+  };
+  // T = bf16 takes mxfp4.hpp's _bf16 variants, which round each result
+  // once (the body's final cast) and may multiply the bf16 inputs as bf16;
+  // any other T the f32 results, rounded to T once.
+  if (dtype_generic(call, "T") == DType::BF16) {
+    Tensor result = Tensor::empty(DType::BF16, shape);
+    const std::span<uint16_t> out(reinterpret_cast<uint16_t*>(result.mutable_data<tensor::bf16_t>()),
+                                  static_cast<size_t>(result.numel()));
+    if constexpr (Kind == Product::CombineExperts) {
+      mxfp4_combine_experts_bf16(packed->view, inputs, choice, mixing_values(), out);
     }
+    if constexpr (Kind == Product::Experts) mxfp4_experts_bf16(packed->view, inputs, choice, out);
+    if constexpr (Kind == Product::ExpertsShared) mxfp4_experts_shared_bf16(packed->view, inputs, choice, out);
+    if constexpr (Kind == Product::LinearExpertsShared) {
+      mxfp4_linear_experts_shared_bf16(packed->view, inputs, choice, out);
+    }
+    return eval::Value::from_tensor(std::move(result));
   }
-  // One rounding to T, the body's final cast (mxfp4.hpp's _bf16 variants
-  // round the same way).
+  Tensor result = Tensor::empty(DType::F32, shape);
+  const std::span<float> out(result.mutable_data<float>(), static_cast<size_t>(result.numel()));
+  if constexpr (Kind == Product::CombineExperts) {
+    mxfp4_combine_experts_f32(packed->view, inputs, choice, mixing_values(), out);
+  }
+  if constexpr (Kind == Product::Experts) mxfp4_experts_f32(packed->view, inputs, choice, out);
+  if constexpr (Kind == Product::ExpertsShared) mxfp4_experts_shared_f32(packed->view, inputs, choice, out);
+  if constexpr (Kind == Product::LinearExpertsShared) mxfp4_linear_experts_shared_f32(packed->view, inputs, choice, out);
   return eval::Value::from_tensor(to_dtype(result, dtype_generic(call, "T")));
 }
 

@@ -1,16 +1,19 @@
 // The MXFP4 expert products (see mxfp4.hpp for what each computes and in
 // which order it accumulates).
 //
-// The slots are grouped by the expert they chose, and each chosen expert's
-// rows are cut into runs that the threads share. With AVX-512 or AVX2 a run
-// goes to a vector kernel (mxfp4_rows_<path>.cpp) that decodes the packed
-// bytes in registers as it multiplies, tiles of four rows by three inputs;
-// otherwise each row is dequantized once into a per-thread buffer and
-// multiplied by the input of every slot that chose the expert. Either way
-// the packed bytes are read in place, only for chosen experts, once per
-// call, and every sum has the documented order (the same bits on every
-// path and with any number of threads).
+// The slots are grouped by the expert they chose. An expert that many slots
+// chose (a prompt's, kMxfp4GroupedSlots or more) multiplies them all as one
+// matrix product over tiles of its decoded rows (mxfp4_grouped.cpp). The
+// other chosen experts' rows are cut into runs that the threads share. With
+// AVX-512 or AVX2 a run goes to a vector kernel (mxfp4_rows_<path>.cpp)
+// that decodes the packed bytes in registers as it multiplies, tiles of
+// four rows by three inputs; otherwise each row is dequantized once into a
+// per-thread buffer and multiplied by the input of every slot that chose
+// the expert. Either way the packed bytes are read in place, only for
+// chosen experts, once per call, and every sum has the documented order
+// (the same bits with any number of threads).
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,17 +22,14 @@
 #include "linnet/tensor/half.hpp"
 #include "linnet/tensor/gemm.hpp"
 #include "linnet/tensor/threading.hpp"
+#include "mxfp4_grouped.hpp"
 #include "mxfp4_rows.hpp"
 
 namespace linnet::ops {
 
 namespace {
 
-// Where the input of slot k of row r starts: x + r * row_stride + k * slot_stride.
-struct InputLayout {
-  int64_t row_stride = 0;
-  int64_t slot_stride = 0;  // 0 when the slots of a row share one input
-};
+using detail::InputLayout;
 
 // The documented accumulation order: eight lanes over i mod 8, combined
 // pairwise. `length` is a multiple of 32, so there is no tail.
@@ -71,24 +71,34 @@ void check_choice(const char* op, const Mxfp4Experts& weights, const ExpertChoic
 }
 
 // y[(r * K + k) * Out + o] for every slot (r, k) and output row o, in f32.
-// Everything has been validated by the caller.
+// Everything has been validated by the caller. `bf16_products`: every input
+// is a bf16 value, so grouped experts may multiply in bf16.
 void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout, const ExpertChoice& choice,
-                     float* y) {
+                     bool bf16_products, float* y) {
   const int64_t slot_count = choice.rows * choice.slots;
   const int64_t out_rows = weights.rows;
   const int64_t length = weights.row_length();
 
-  // Slots ordered by expert (a counting sort): those of expert e are
-  // by_expert[start[e] .. start[e + 1]).
-  std::vector<int64_t> start(weights.experts + 1, 0);
+  // Slots ordered by expert (a counting sort).
+  detail::SlotsByExpert by{choice.slots, std::vector<int64_t>(weights.experts + 1, 0), {}};
+  std::vector<int64_t>& start = by.start;
   for (int64_t slot = 0; slot < slot_count; ++slot) ++start[choice.experts[slot] + 1];
   for (int64_t expert = 0; expert < weights.experts; ++expert) start[expert + 1] += start[expert];
-  std::vector<int64_t> by_expert(slot_count);
+  by.by_expert.resize(static_cast<size_t>(slot_count));
   std::vector<int64_t> cursor(start.begin(), start.end() - 1);
-  for (int64_t slot = 0; slot < slot_count; ++slot) by_expert[cursor[choice.experts[slot]]++] = slot;
-  std::vector<int64_t> chosen;
-  for (int64_t expert = 0; expert < weights.experts; ++expert)
-    if (start[expert + 1] > start[expert]) chosen.push_back(expert);
+  for (int64_t slot = 0; slot < slot_count; ++slot) by.by_expert[cursor[choice.experts[slot]]++] = slot;
+  const std::vector<int64_t>& by_expert = by.by_expert;
+  // The chosen experts: those chosen often enough to be grouped, the rest.
+  std::vector<int64_t> grouped, chosen;
+  for (int64_t expert = 0; expert < weights.experts; ++expert) {
+    if (by.count(expert) >= kMxfp4GroupedSlots) {
+      grouped.push_back(expert);
+    } else if (by.count(expert) > 0) {
+      chosen.push_back(expert);
+    }
+  }
+  detail::grouped_expert_products(weights, x, layout, by, grouped, bf16_products, y);
+  if (chosen.empty()) return;
 
   const tensor::gemm::Isa isa = tensor::gemm::active_isa();
   void (*const vector_kernel)(const detail::Mxfp4Rows&) =
@@ -144,6 +154,13 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
   }
 }
 
+// Whether every value is a bf16 value (its f32 bits' lower half zero), as
+// every input of a T = bf16 call is: such inputs multiply as bf16 with the
+// same products (a bf16 times an MXFP4 value is exact in f32).
+bool holds_bf16_values(std::span<const float> x) {
+  return std::all_of(x.begin(), x.end(), [](float value) { return (std::bit_cast<uint32_t>(value) & 0xFFFFu) == 0; });
+}
+
 // R * K * Out, the size of a per-slot result.
 int64_t output_size(const char* op, const ExpertChoice& choice, int64_t out_rows) {
   return size_product(op, size_product(op, choice.rows, choice.slots), out_rows);
@@ -165,28 +182,37 @@ void products_f32(const char* op, const Mxfp4Experts& weights, std::span<const f
                   bool shared, std::span<float> out) {
   const int64_t expected = output_size(op, choice, weights.rows);
   InputLayout layout = checked_layout(op, weights, x, choice, shared, out.size(), expected);
-  expert_products(weights, x.data(), layout, choice, out.data());
+  expert_products(weights, x.data(), layout, choice, false, out.data());
 }
 
 void products_bf16(const char* op, const Mxfp4Experts& weights, std::span<const float> x,
                    const ExpertChoice& choice, bool shared, std::span<uint16_t> out) {
   const int64_t expected = output_size(op, choice, weights.rows);
   InputLayout layout = checked_layout(op, weights, x, choice, shared, out.size(), expected);
-  std::vector<float> products(out.size());
-  expert_products(weights, x.data(), layout, choice, products.data());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = tensor::float_to_bf16_bits(products[i]);
+  // Every element is written: the thread's scratch, not cleared.
+  auto* const products = static_cast<float*>(detail::thread_scratch(detail::Scratch::Products, out.size() * sizeof(float)));
+  expert_products(weights, x.data(), layout, choice, holds_bf16_values(x), products);
+  const auto count = static_cast<int64_t>(out.size());
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(count))
+  for (int64_t i = 0; i < count; ++i) out[i] = tensor::float_to_bf16_bits(products[i]);
 }
 
 // The weighted sum over slots, in f32; `emit` stores out[r, o].
+// `bf16`: the result is rounded to bf16 (T = bf16), whose inputs may then
+// be multiplied in bf16 when they are all bf16 values.
 template <class Emit>
 void combine(const char* op, const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
-             std::span<const float> mixing, size_t out_size, Emit emit) {
+             std::span<const float> mixing, bool bf16, size_t out_size, Emit emit) {
   InputLayout layout =
       checked_layout(op, weights, x, choice, false, out_size, size_product(op, choice.rows, weights.rows));
   check_size(op, "weights", mixing.size(), choice.rows * choice.slots);
   const int64_t out_rows = weights.rows;
-  std::vector<float> products(static_cast<size_t>(output_size(op, choice, out_rows)));
-  expert_products(weights, x.data(), layout, choice, products.data());
+  const auto product_count = static_cast<size_t>(output_size(op, choice, out_rows));
+  auto* const products =
+      static_cast<float*>(detail::thread_scratch(detail::Scratch::Products, product_count * sizeof(float)));
+  expert_products(weights, x.data(), layout, choice, bf16 && holds_bf16_values(x), products);
+  // Each output is summed whole by one thread, in slot order.
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(choice.rows * choice.slots * out_rows))
   for (int64_t row = 0; row < choice.rows; ++row)
     for (int64_t out_row = 0; out_row < out_rows; ++out_row) {
       float total = 0.0f;
@@ -232,13 +258,13 @@ void mxfp4_experts_bf16(const Mxfp4Experts& weights, std::span<const float> x, c
 
 void mxfp4_combine_experts_f32(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
                                std::span<const float> mixing, std::span<float> out) {
-  combine("mxfp4_combine_experts", weights, x, choice, mixing, out.size(),
+  combine("mxfp4_combine_experts", weights, x, choice, mixing, false, out.size(),
           [&](int64_t index, float value) { out[index] = value; });
 }
 
 void mxfp4_combine_experts_bf16(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
                                 std::span<const float> mixing, std::span<uint16_t> out) {
-  combine("mxfp4_combine_experts", weights, x, choice, mixing, out.size(),
+  combine("mxfp4_combine_experts", weights, x, choice, mixing, true, out.size(),
           [&](int64_t index, float value) { out[index] = tensor::float_to_bf16_bits(value); });
 }
 

@@ -126,3 +126,36 @@ TEST_CASE("the MXFP4 expert products agree with their bodies", "[differential][e
     }
   }
 }
+
+// A prompt's routing: every expert but the last chosen by many slots, so the
+// kernels take the grouped product (mxfp4.hpp): expert 0 by more than 64
+// (oneDNN's engine where the build has it), the others by fewer (our
+// kernels), the last by none; 131 output rows, not a multiple of the
+// 128-row tile. bf16 inputs multiply as bf16 there.
+TEST_CASE("the MXFP4 expert products of a prompt agree with their bodies", "[differential][experts]") {
+  const int64_t rows = 40, slots = 4, experts = 5, out = 131, groups = 3, in = groups * 32;
+  for (DType type : {DType::F32, DType::BF16}) {
+    std::mt19937 rng(977);
+    const Packed packed = random_packed(rng, experts, out, groups);
+    std::uniform_int_distribution<int64_t> pick(1, experts - 2);
+    std::vector<int64_t> choice(static_cast<size_t>(rows * slots));
+    for (size_t i = 0; i < choice.size(); ++i) choice[i] = i % 2 == 0 ? 0 : pick(rng);
+    const Tensor chosen = i64_tensor(choice, {rows, slots});
+    const GenericBindings generics{{"R", dim(rows)}, {"K", dim(slots)}, {"E", dim(experts)},
+                                   {"Out", dim(out)}, {"G", dim(groups)}, {"T", dtype(type)}};
+    const Tensor per_slot = random_tensor(rng, {rows, slots, in}, type);
+    const Tensor flat = random_tensor(rng, {rows, in}, type);
+    const Tensor mixing = random_tensor(rng, {rows, slots}, type, 0.0, 1.0);
+    const std::vector<OpCall> calls{
+        {"std.quant::mxfp4_experts", {v(per_slot), v(packed.blocks), v(packed.scales), v(chosen)}, generics},
+        {"std.quant::mxfp4_linear_experts_shared", {v(flat), v(packed.blocks), v(packed.scales), v(chosen)}, generics},
+        {"std.quant::mxfp4_combine_experts",
+         {v(per_slot), v(packed.blocks), v(packed.scales), v(chosen), v(mixing)},
+         generics},
+    };
+    for (const OpCall& call : calls) {
+      const Results results = run_both(call);
+      require_agreement(label(call, type, "a prompt"), results.native, results.body, 1);
+    }
+  }
+}

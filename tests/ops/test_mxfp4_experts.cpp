@@ -4,9 +4,11 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -22,10 +24,18 @@ using linnet::ops::Mxfp4Experts;
 
 namespace {
 
+// How the slots choose experts.
+enum class Routing {
+  Uniform,  // uniformly among all experts but the last
+  OneExpert,  // every slot expert 0
+  Skewed,   // half the slots expert 0, the rest uniformly
+};
+
 struct Shape {
   int64_t experts, rows, groups;  // E, Out, G
   int64_t batch, slots;           // R, K
   uint32_t seed;
+  Routing routing = Routing::Uniform;
 };
 
 // Random packed experts; the last expert is never chosen and holds bytes
@@ -60,7 +70,10 @@ Problem make_problem(Shape shape) {
     p.scales.push_back(static_cast<uint8_t>(unused ? 255 : normal_scale(random)));
     for (int j = 0; j < 16; ++j) p.blocks.push_back(static_cast<uint8_t>(unused ? 0 : any_byte(random)));
   }
-  for (int64_t i = 0; i < shape.batch * shape.slots; ++i) p.experts.push_back(chosen(random));
+  for (int64_t i = 0; i < shape.batch * shape.slots; ++i) {
+    const bool first = shape.routing == Routing::OneExpert || (shape.routing == Routing::Skewed && i % 2 == 0);
+    p.experts.push_back(first ? 0 : chosen(random));
+  }
   if (shape.slots >= 2) p.experts[1] = p.experts[0];  // a row may choose one expert twice
   for (int64_t i = 0; i < shape.batch * p.length(); ++i) p.shared_x.push_back(signed_unit(random));
   for (int64_t i = 0; i < shape.batch * shape.slots * p.length(); ++i) p.per_slot_x.push_back(signed_unit(random));
@@ -83,12 +96,21 @@ struct Reference {
   std::vector<float> y;
   std::vector<double> exact;
   std::vector<double> magnitude;  // sum of |x * w|, the scale of rounding error
+  // Whether the slot's expert was chosen often enough for the grouped
+  // product, whose order is the matrix product's (checked against `exact`
+  // within the bound of any f32 summation order) rather than the lanes'.
+  std::vector<bool> grouped;
+  double gamma = 0;  // n u / (1 - n u) for n = G * 32, u = 2^-24
 };
 
 Reference reference_products(const Problem& p, bool shared) {
   const auto& s = p.shape;
   const int64_t length = p.length();
+  std::vector<int64_t> chosen_by(static_cast<size_t>(s.experts), 0);
+  for (int64_t expert : p.experts) ++chosen_by[static_cast<size_t>(expert)];
   Reference ref;
+  const double unit = std::ldexp(1.0, -24);
+  ref.gamma = static_cast<double>(length) * unit / (1 - static_cast<double>(length) * unit);
   for (int64_t r = 0; r < s.batch; ++r)
     for (int64_t k = 0; k < s.slots; ++k) {
       const int64_t expert = p.experts[static_cast<size_t>(r * s.slots + k)];
@@ -104,10 +126,49 @@ Reference reference_products(const Problem& p, bool shared) {
         }
         ref.exact.push_back(exact);
         ref.magnitude.push_back(magnitude);
+        ref.grouped.push_back(chosen_by[static_cast<size_t>(expert)] >= linnet::ops::kMxfp4GroupedSlots);
       }
     }
   return ref;
 }
+
+// One bf16 ulp at the magnitude of `value`.
+double bf16_ulp(double value) {
+  return std::ldexp(1.0, std::max(-126, std::ilogb(std::max(std::fabs(value), 1e-30))) - 7);
+}
+
+// f32 products: the lanes' bits for an expert chosen by few slots, within
+// gamma * sum |x w| of the exact value for a grouped one.
+bool products_agree(const std::vector<float>& y, const Reference& ref) {
+  if (y.size() != ref.y.size()) return false;
+  for (size_t i = 0; i < y.size(); ++i) {
+    if (!ref.grouped[i]) {
+      if (std::bit_cast<uint32_t>(y[i]) != std::bit_cast<uint32_t>(ref.y[i])) return false;
+    } else if (!(std::fabs(y[i] - ref.exact[i]) <= ref.gamma * ref.magnitude[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The same for results rounded to bf16 once: a grouped one may also move by
+// the rounding (at most half an ulp; one is allowed).
+bool bf16_products_agree(const std::vector<uint16_t>& y, const Reference& ref) {
+  if (y.size() != ref.y.size()) return false;
+  for (size_t i = 0; i < y.size(); ++i) {
+    if (!ref.grouped[i]) {
+      if (y[i] != linnet::tensor::float_to_bf16_bits(ref.y[i])) return false;
+    } else {
+      const double bound = ref.gamma * ref.magnitude[i];
+      if (!(std::fabs(linnet::tensor::bf16_bits_to_float(y[i]) - ref.exact[i]) <= bound + bf16_ulp(std::fabs(ref.exact[i]) + bound)))
+        return false;
+    }
+  }
+  return true;
+}
+
+// How many results came from grouped experts (so a case shows what it covers).
+size_t grouped_count(const Reference& ref) { return static_cast<size_t>(std::count(ref.grouped.begin(), ref.grouped.end(), true)); }
 
 std::vector<uint16_t> rounded_to_bf16(const std::vector<float>& values) {
   std::vector<uint16_t> bits;
@@ -133,61 +194,109 @@ void check_close_to_exact(const std::vector<float>& y, const Reference& ref) {
 
 TEST_CASE("MXFP4 expert products equal dequantize-then-multiply") {
   // Rows and slots that are not multiples of the vector kernel's runs (16
-  // rows) or tiles (4 rows by 3 inputs), one slot, one group.
+  // rows) or tiles (4 rows by 3 inputs), one slot, one group, one token;
+  // prompts whose experts are grouped (kMxfp4GroupedSlots or more slots),
+  // below and above oneDNN's 64 rows, with output rows not a multiple of
+  // the 128-row tile, every slot on one expert, and an expert chosen by
+  // none (the last, whose NaN weights would show).
   const Shape shape = GENERATE(Shape{5, 24, 3, 7, 3, 1u}, Shape{9, 64, 4, 33, 4, 2u}, Shape{3, 8, 1, 1, 1, 3u},
-                               Shape{6, 37, 2, 5, 2, 4u}, Shape{33, 18, 5, 2, 4, 5u});
+                               Shape{6, 37, 2, 5, 2, 4u}, Shape{33, 18, 5, 2, 4, 5u}, Shape{5, 24, 3, 1, 4, 6u},
+                               Shape{4, 130, 3, 70, 2, 7u, Routing::OneExpert},
+                               Shape{6, 133, 2, 45, 3, 8u, Routing::Skewed},
+                               Shape{4, 9, 1, 21, 1, 9u, Routing::OneExpert});
   const Problem p = make_problem(shape);
   const size_t per_slot = static_cast<size_t>(shape.batch * shape.slots * shape.rows);
   CAPTURE(shape.experts, shape.rows, shape.groups, shape.batch, shape.slots);
+  // The same inputs rounded to bf16, as a T = bf16 call's are: the _bf16
+  // variants then multiply grouped experts in bf16.
+  std::vector<float> shared_bf16_x, per_slot_bf16_x;
+  for (float value : p.shared_x) shared_bf16_x.push_back(linnet::tensor::round_to_bf16(value));
+  for (float value : p.per_slot_x) per_slot_bf16_x.push_back(linnet::tensor::round_to_bf16(value));
+  Problem rounded = p;
+  rounded.shared_x = shared_bf16_x;
+  rounded.per_slot_x = per_slot_bf16_x;
 
   SECTION("mxfp4_experts_shared and mxfp4_linear_experts_shared") {
     const Reference ref = reference_products(p, true);
+    CAPTURE(grouped_count(ref));
     std::vector<float> y(per_slot), linear_y(per_slot);
     linnet::ops::mxfp4_experts_shared_f32(p.weights(), p.shared_x, p.choice(), y);
     linnet::ops::mxfp4_linear_experts_shared_f32(p.weights(), p.shared_x, p.choice(), linear_y);
-    CHECK(same_bits(y, ref.y));
-    CHECK(same_bits(linear_y, ref.y));
+    CHECK(products_agree(y, ref));
+    CHECK(same_bits(linear_y, y));
     check_close_to_exact(y, ref);
 
     std::vector<uint16_t> y_bf16(per_slot), linear_bf16(per_slot);
     linnet::ops::mxfp4_experts_shared_bf16(p.weights(), p.shared_x, p.choice(), y_bf16);
     linnet::ops::mxfp4_linear_experts_shared_bf16(p.weights(), p.shared_x, p.choice(), linear_bf16);
-    CHECK(y_bf16 == rounded_to_bf16(ref.y));
-    CHECK(linear_bf16 == rounded_to_bf16(ref.y));
+    CHECK(y_bf16 == rounded_to_bf16(y));  // inputs not bf16 values: the f32 products, rounded
+    CHECK(linear_bf16 == y_bf16);
+
+    const Reference rounded_ref = reference_products(rounded, true);
+    linnet::ops::mxfp4_linear_experts_shared_bf16(p.weights(), rounded.shared_x, p.choice(), linear_bf16);
+    CHECK(bf16_products_agree(linear_bf16, rounded_ref));
   }
 
   SECTION("mxfp4_experts") {
     const Reference ref = reference_products(p, false);
     std::vector<float> y(per_slot);
     linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), y);
-    CHECK(same_bits(y, ref.y));
+    CHECK(products_agree(y, ref));
     check_close_to_exact(y, ref);
     std::vector<uint16_t> y_bf16(per_slot);
     linnet::ops::mxfp4_experts_bf16(p.weights(), p.per_slot_x, p.choice(), y_bf16);
-    CHECK(y_bf16 == rounded_to_bf16(ref.y));
+    CHECK(y_bf16 == rounded_to_bf16(y));
+    const Reference rounded_ref = reference_products(rounded, false);
+    linnet::ops::mxfp4_experts_bf16(p.weights(), rounded.per_slot_x, p.choice(), y_bf16);
+    CHECK(bf16_products_agree(y_bf16, rounded_ref));
   }
 
   SECTION("mxfp4_combine_experts") {
-    const Reference ref = reference_products(p, false);
-    std::vector<float> expected;
-    for (int64_t r = 0; r < shape.batch; ++r)
-      for (int64_t o = 0; o < shape.rows; ++o) {
-        float total = 0.0f;
-        for (int64_t k = 0; k < shape.slots; ++k) {
-          const size_t flat = static_cast<size_t>(r * shape.slots + k);
-          total += p.mixing[flat] * ref.y[flat * static_cast<size_t>(shape.rows) + static_cast<size_t>(o)];
+    // The documented sum over slots of mixing * y, from the products the
+    // kernel gives (checked above), and its distance from the exact value.
+    for (const Problem* inputs : std::initializer_list<const Problem*>{&p, &rounded}) {
+      const Reference ref = reference_products(*inputs, false);
+      std::vector<float> y(per_slot);
+      linnet::ops::mxfp4_experts_f32(p.weights(), inputs->per_slot_x, p.choice(), y);
+      std::vector<float> expected;
+      std::vector<double> exact, bound;
+      for (int64_t r = 0; r < shape.batch; ++r)
+        for (int64_t o = 0; o < shape.rows; ++o) {
+          float total = 0.0f;
+          double exact_total = 0, error = 0, magnitude = 0;
+          for (int64_t k = 0; k < shape.slots; ++k) {
+            const size_t flat = static_cast<size_t>(r * shape.slots + k);
+            const size_t at = flat * static_cast<size_t>(shape.rows) + static_cast<size_t>(o);
+            total += p.mixing[flat] * y[at];
+            exact_total += p.mixing[flat] * ref.exact[at];
+            error += p.mixing[flat] * ref.gamma * ref.magnitude[at];
+            magnitude += std::fabs(p.mixing[flat] * ref.exact[at]) + p.mixing[flat] * ref.gamma * ref.magnitude[at];
+          }
+          expected.push_back(total);
+          exact.push_back(exact_total);
+          // The products' error, then the 2K roundings of the weighted sum.
+          bound.push_back(error + 2.0 * static_cast<double>(shape.slots + 1) * std::ldexp(1.0, -24) * magnitude);
         }
-        expected.push_back(total);
+      std::vector<float> out(static_cast<size_t>(shape.batch * shape.rows));
+      linnet::ops::mxfp4_combine_experts_f32(p.weights(), inputs->per_slot_x, p.choice(), p.mixing, out);
+      CHECK(same_bits(out, expected));
+      std::vector<uint16_t> out_bf16(out.size());
+      linnet::ops::mxfp4_combine_experts_bf16(p.weights(), inputs->per_slot_x, p.choice(), p.mixing, out_bf16);
+      if (inputs == &p) {
+        CHECK(out_bf16 == rounded_to_bf16(expected));
+      } else {
+        for (size_t i = 0; i < out_bf16.size(); ++i) {
+          const double value = linnet::tensor::bf16_bits_to_float(out_bf16[i]);
+          REQUIRE(std::fabs(value - exact[i]) <= bound[i] + bf16_ulp(std::fabs(exact[i]) + bound[i]));
+        }
       }
-    std::vector<float> out(static_cast<size_t>(shape.batch * shape.rows));
-    linnet::ops::mxfp4_combine_experts_f32(p.weights(), p.per_slot_x, p.choice(), p.mixing, out);
-    CHECK(same_bits(out, expected));
-    std::vector<uint16_t> out_bf16(out.size());
-    linnet::ops::mxfp4_combine_experts_bf16(p.weights(), p.per_slot_x, p.choice(), p.mixing, out_bf16);
-    CHECK(out_bf16 == rounded_to_bf16(expected));
+    }
   }
 
   SECTION("every kernel path (AVX-512, AVX2, scalar) gives the same bits") {
+    // Lanes and grouped alike: the grouped product's kernels differ by
+    // path, so its results are held to the bound on every path, and the
+    // lanes' to their bits.
     namespace gemm = linnet::tensor::gemm;
     const Reference shared_ref = reference_products(p, true), own_ref = reference_products(p, false);
     for (gemm::Isa isa : {gemm::Isa::Scalar, gemm::Isa::Avx2, gemm::Isa::Avx512}) {
@@ -198,19 +307,30 @@ TEST_CASE("MXFP4 expert products equal dequantize-then-multiply") {
       linnet::ops::mxfp4_experts_shared_f32(p.weights(), p.shared_x, p.choice(), shared_y);
       linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), own_y);
       gemm::override_isa(std::nullopt);
-      CHECK(same_bits(shared_y, shared_ref.y));
-      CHECK(same_bits(own_y, own_ref.y));
+      CHECK(products_agree(shared_y, shared_ref));
+      CHECK(products_agree(own_y, own_ref));
     }
   }
 
   SECTION("results do not depend on the number of threads") {
-    std::vector<float> many_threads(per_slot), one_thread(per_slot);
+    std::vector<float> many_threads(per_slot), one_thread(per_slot), two_threads(per_slot);
+    std::vector<uint16_t> many_bf16(per_slot), one_bf16(per_slot);
+    std::vector<float> combined_many(static_cast<size_t>(shape.batch * shape.rows)), combined_one(combined_many.size());
     linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), many_threads);
+    linnet::ops::mxfp4_linear_experts_shared_bf16(p.weights(), rounded.shared_x, p.choice(), many_bf16);
+    linnet::ops::mxfp4_combine_experts_f32(p.weights(), p.per_slot_x, p.choice(), p.mixing, combined_many);
     const int threads = omp_get_max_threads();
+    omp_set_num_threads(2);
+    linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), two_threads);
     omp_set_num_threads(1);
     linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), one_thread);
+    linnet::ops::mxfp4_linear_experts_shared_bf16(p.weights(), rounded.shared_x, p.choice(), one_bf16);
+    linnet::ops::mxfp4_combine_experts_f32(p.weights(), p.per_slot_x, p.choice(), p.mixing, combined_one);
     omp_set_num_threads(threads);
     CHECK(same_bits(many_threads, one_thread));
+    CHECK(same_bits(two_threads, one_thread));
+    CHECK(many_bf16 == one_bf16);
+    CHECK(same_bits(combined_many, combined_one));
   }
 }
 

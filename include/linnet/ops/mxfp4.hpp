@@ -75,20 +75,40 @@ void dequantize_mxfp4_row_f32(const Mxfp4Experts& weights, int64_t expert, int64
 // Expert products. For each row r and slot k, with e = experts[r, k]:
 //   y[r, k, o] = sum over i in [0, G * 32) of x_rk[i] * W[e, o, i]
 // in f32, W the dequantized values above. Only the chosen experts are read,
-// never dequantized whole: with AVX-512 or AVX2 the packed bytes are
-// decoded in vector registers as they are multiplied (or, for an expert
-// many inputs chose, a run of its rows into a small per-thread panel); the
-// scalar path dequantizes each row once into a one-row buffer. Runs of
-// output rows are spread over OpenMP threads; every result is computed by
-// one thread in the order below, on every path, so results do not depend
-// on the path or the thread count.
+// never dequantized whole. Results do not depend on the kernel path's
+// thread count; every result is computed by one thread.
 //
-// Accumulation order (f32, no fused multiply-add): lane l in 0..7 sums the
-// products of the indices i = l (mod 8) in increasing i, starting from 0;
-// the lanes then combine as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
-// This is the `equivalent` numerics policy's "f32 accumulation": not the
+// How, and in which order, depends on how many of the call's slots chose
+// the expert (a decode step's token gives each of its experts one slot; a
+// prompt gives each expert dozens):
+//
+// - Fewer than kMxfp4GroupedSlots: with AVX-512 or AVX2 the packed bytes
+//   are decoded in vector registers as they are multiplied (or, for an
+//   expert several inputs chose, a run of its rows into a small per-thread
+//   panel); the scalar path dequantizes each row once into a one-row
+//   buffer. Runs of output rows are spread over OpenMP threads. The order
+//   (f32, no fused multiply-add), the same on every path: lane l in 0..7
+//   sums the products of the indices i = l (mod 8) in increasing i,
+//   starting from 0; the lanes then combine as
+//   ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
+// - kMxfp4GroupedSlots or more (the grouped product, as llama.cpp's
+//   mul_mat_id and vLLM's fused MoE run a prompt): the inputs of the
+//   expert's slots are gathered into one matrix, and each tile of 128 of
+//   its rows is decoded into a per-thread buffer and multiplied by that
+//   matrix with tensor::gemm (gemm.hpp), the dense `linear`'s product. So
+//   the order is that product's: oneDNN's blocked order (fused
+//   multiply-adds) once the gathered rows, padded with zero rows to a
+//   multiple of 16, reach tensor::gemm::kLibraryMinRows, our kernels' lanes
+//   below that. In the `_bf16` variants, when every input is a bf16 value
+//   (as a T = bf16 call's are), the tile and the inputs are bf16 and the
+//   products bf16 x bf16 with f32 sums (vdpbf16ps where the CPU has it;
+//   the products are exact, but such kernels flush subnormal operands and
+//   results to zero); otherwise f32. The bits then depend on the number
+//   of slots that chose the expert, not on the thread count.
+//
+// Both are the `equivalent` numerics policy's "f32 accumulation": not the
 // body's sequential `sum<f32>[i]` order, so results can differ from the
-// body's in the last bits.
+// body's in the last bits (the native kernels never run under `exact`).
 //
 // Inputs arrive as f32 (a bf16 `x` or `weights` widens exactly). These
 // kernels serve T = f32 and T = bf16 (whose dequantized weights are the
@@ -100,6 +120,10 @@ void dequantize_mxfp4_row_f32(const Mxfp4Experts& weights, int64_t expert, int64
 // Every entry of `experts` must lie in [0, E); otherwise std::out_of_range
 // names the row, slot and value. Sizes that disagree throw
 // std::invalid_argument. Nothing is written when an error is thrown.
+
+// The fewest slots of one call that make an expert's products one grouped
+// matrix product (above).
+inline constexpr int64_t kMxfp4GroupedSlots = 8;
 
 // Which expert each slot of each row uses: experts[r * slots + k].
 struct ExpertChoice {

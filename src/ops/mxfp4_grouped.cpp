@@ -1,0 +1,168 @@
+// The grouped MXFP4 expert product (see mxfp4_grouped.hpp), the way
+// llama.cpp's mul_mat_id and vLLM's fused MoE run a prompt through its
+// experts: the tokens routed to one expert are gathered into one matrix and
+// multiplied by that expert's weights in one product, so each weight is
+// decoded once per call and used by every token that chose it, and the
+// product runs on the dense kernels (oneDNN's packed bf16/f32 kernels from
+// tensor::gemm::kLibraryMinRows rows, our own below).
+//
+// The weights stay packed: a tile of kGroupedTileOutputs rows is decoded
+// into a per-thread buffer, multiplied, and the buffer reused for the next
+// tile, so at most one tile per thread is ever decoded.
+#include "mxfp4_grouped.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <exception>
+#include <new>
+#include <vector>
+
+#include "linnet/tensor/gemm.hpp"
+#include "linnet/tensor/threading.hpp"
+
+namespace linnet::ops::detail {
+
+namespace {
+
+// oneDNN makes (JIT-compiles) one kernel per product shape and keeps a few
+// hundred; the row count of a gathered expert is whatever the router chose.
+// Padding it with zero rows to a multiple of this bounds the shapes a prompt
+// makes (a few dozen row counts instead of hundreds) for a few percent of
+// extra work. Below kLibraryMinRows our kernels run, which make nothing.
+constexpr int64_t kLibraryRowMultiple = 16;
+
+int64_t gathered_rows(int64_t count) {
+  if (count < tensor::gemm::kLibraryMinRows) return count;
+  return (count + kLibraryRowMultiple - 1) / kLibraryRowMultiple * kLibraryRowMultiple;
+}
+
+// A thread's decoded tile and the tile's products, kept across work items.
+struct TileBuffers {
+  std::vector<float> weights;   // kGroupedTileOutputs rows (f32, or bf16 bits in its first half)
+  std::vector<float> products;  // gathered rows x kGroupedTileOutputs
+};
+
+}  // namespace
+
+void* thread_scratch(Scratch which, size_t bytes) {
+  struct Buffer {
+    void* data = nullptr;
+    size_t size = 0;
+    ~Buffer() { ::operator delete(data, std::align_val_t(64)); }
+  };
+  thread_local Buffer buffers[2];
+  Buffer& buffer = buffers[which == Scratch::Products ? 0 : 1];
+  if (bytes > buffer.size) {
+    ::operator delete(buffer.data, std::align_val_t(64));
+    buffer.data = nullptr;
+    buffer.size = 0;
+    buffer.data = ::operator new(bytes, std::align_val_t(64));
+    buffer.size = bytes;
+  }
+  return buffer.data;
+}
+
+void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout,
+                             const SlotsByExpert& slots, std::span<const int64_t> experts, bool bf16_products,
+                             float* y) {
+  const int64_t length = weights.row_length(), out_rows = weights.rows;
+  const auto expert_count = static_cast<int64_t>(experts.size());
+  if (expert_count == 0) return;
+
+  // Expert i's gathered inputs are rows [first_row[i], first_row[i + 1]):
+  // its slots in increasing order, then zero rows up to gathered_rows().
+  std::vector<int64_t> first_row(experts.size() + 1, 0);
+  int64_t most_rows = 0;
+  for (int64_t i = 0; i < expert_count; ++i) {
+    const int64_t rows = gathered_rows(slots.count(experts[i]));
+    first_row[i + 1] = first_row[i] + rows;
+    most_rows = std::max(most_rows, rows);
+  }
+  const int64_t all_rows = first_row.back();
+  // Every element is written below (inputs or zero rows).
+  void* const gathered =
+      thread_scratch(Scratch::Gathered, static_cast<size_t>(all_rows * length) * (bf16_products ? 2 : 4));
+  auto* const gathered_bf16 = static_cast<uint16_t*>(gathered);
+  auto* const gathered_f32 = static_cast<float*>(gathered);
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(all_rows * length))
+  for (int64_t row = 0; row < all_rows; ++row) {
+    const int64_t i = std::upper_bound(first_row.begin(), first_row.end(), row) - first_row.begin() - 1;
+    const int64_t index = row - first_row[i];
+    const float* input = nullptr;
+    if (index < slots.count(experts[i])) {
+      const int64_t slot = slots.by_expert[slots.start[experts[i]] + index];
+      input = x + (slot / slots.slots_per_row) * layout.row_stride + (slot % slots.slots_per_row) * layout.slot_stride;
+    }
+    if (bf16_products) {
+      uint16_t* to = gathered_bf16 + row * length;
+      if (input == nullptr) {
+        std::fill(to, to + length, uint16_t{0});
+      } else {
+        // The caller checked that every input is a bf16 value: its upper half.
+        for (int64_t at = 0; at < length; ++at) to[at] = static_cast<uint16_t>(std::bit_cast<uint32_t>(input[at]) >> 16);
+      }
+    } else {
+      float* to = gathered_f32 + row * length;
+      if (input == nullptr) {
+        std::fill(to, to + length, 0.0f);
+      } else {
+        std::copy(input, input + length, to);
+      }
+    }
+  }
+
+  const int64_t tiles = (out_rows + kGroupedTileOutputs - 1) / kGroupedTileOutputs;
+  const int64_t items = expert_count * tiles;
+  const int64_t work = all_rows * out_rows * length;
+  const tensor::DType tile_type = bf16_products ? tensor::DType::BF16 : tensor::DType::F32;
+  const size_t element = bf16_products ? sizeof(uint16_t) : sizeof(float);
+  const int64_t groups = weights.groups;
+  // An exception must not leave a parallel region: the first is kept and
+  // thrown after it.
+  std::exception_ptr failure;
+#pragma omp parallel if (tensor::worth_threads(work))
+  {
+    TileBuffers buffers;
+#pragma omp for schedule(dynamic)
+    for (int64_t item = 0; item < items; ++item) {
+      try {
+        if (buffers.weights.empty()) {
+          buffers.weights.resize(static_cast<size_t>(kGroupedTileOutputs * length));
+          buffers.products.resize(static_cast<size_t>(most_rows * kGroupedTileOutputs));
+        }
+        const int64_t i = item / tiles, expert = experts[i];
+        const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
+        const int64_t outputs = std::min(kGroupedTileOutputs, out_rows - first_output);
+        const int64_t first_group = (expert * out_rows + first_output) * groups;
+        const Mxfp4Experts tile{
+            weights.blocks.subspan(static_cast<size_t>(first_group * kMxfp4BlockBytes),
+                                   static_cast<size_t>(outputs * groups * kMxfp4BlockBytes)),
+            weights.scales.subspan(static_cast<size_t>(first_group), static_cast<size_t>(outputs * groups)), 1,
+            outputs, groups};
+        dequantize_mxfp4(tile, tile_type,
+                         std::as_writable_bytes(std::span<float>(buffers.weights))
+                             .first(static_cast<size_t>(outputs * length) * element));
+
+        const int64_t rows = first_row[i + 1] - first_row[i];
+        const void* inputs = bf16_products ? static_cast<const void*>(gathered_bf16 + first_row[i] * length)
+                                           : static_cast<const void*>(gathered_f32 + first_row[i] * length);
+        tensor::gemm::gemm_bt_serial(rows, 0, outputs, length, tensor::gemm::Operand{inputs, bf16_products, length},
+                                     tensor::gemm::Operand{buffers.weights.data(), bf16_products, length},
+                                     buffers.products.data(), outputs);
+        // Each real row's products to its slot (the zero rows' are dropped).
+        for (int64_t index = 0; index < slots.count(expert); ++index) {
+          const int64_t slot = slots.by_expert[slots.start[expert] + index];
+          const float* from = buffers.products.data() + index * outputs;
+          std::copy(from, from + outputs, y + slot * out_rows + first_output);
+        }
+      } catch (...) {
+#pragma omp critical(linnet_mxfp4_grouped_failure)
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace linnet::ops::detail

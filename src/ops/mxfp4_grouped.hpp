@@ -1,0 +1,60 @@
+// The grouped MXFP4 expert product of a prompt (mxfp4_grouped.cpp), for
+// mxfp4_experts.cpp: every expert that many slots chose multiplies all of
+// them at once, as one matrix product per tile of its rows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "linnet/ops/mxfp4.hpp"
+
+namespace linnet::ops::detail {
+
+// Where the input of slot k of row r starts: x + r * row_stride + k * slot_stride.
+struct InputLayout {
+  int64_t row_stride = 0;
+  int64_t slot_stride = 0;  // 0 when the slots of a row share one input
+};
+
+// A call's slots (flat index r * K + k) ordered by the expert they chose:
+// those of expert e are by_expert[start[e] .. start[e + 1]), in increasing
+// slot order.
+struct SlotsByExpert {
+  int64_t slots_per_row = 1;  // K
+  std::vector<int64_t> start;
+  std::vector<int64_t> by_expert;
+
+  int64_t count(int64_t expert) const { return start[expert + 1] - start[expert]; }
+};
+
+// y[s * Out + o] = sum over i of x_s[i] * W[e, o, i] for every slot s of
+// every expert e in `experts` (each chosen by at least one slot), in f32.
+// The expert's slots' inputs are gathered into one matrix (bf16 when
+// `bf16_products`, which the caller allows only when every input is a bf16
+// value, else f32); its rows are decoded a tile of kGroupedTileOutputs at a
+// time into a per-thread buffer of the same type (exact: every MXFP4 value
+// is a bf16 value) and multiplied by tensor::gemm (gemm_bt_serial), the
+// dense `linear`'s product. Work items are (expert, tile), shared by the
+// OpenMP threads; each is computed whole by one thread, so the bits do not
+// depend on the thread count. They do depend on how many slots chose the
+// expert (the product's row count picks the engine and its blocks).
+void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout,
+                             const SlotsByExpert& slots, std::span<const int64_t> experts, bool bf16_products,
+                             float* y);
+
+// The calling thread's scratch of at least `bytes`, kept for its later
+// calls (grow-only, 64-byte aligned; its contents are left as they were).
+// For the products' large per-call buffers: a prompt's are tens of MB, and
+// a fresh allocation that large is mapped anew each time and pays a page
+// fault per 4 KiB when first written (measured: a fifth of a GPT-OSS
+// prefill). `which` picks one of a few independent buffers.
+enum class Scratch { Products, Gathered };
+void* thread_scratch(Scratch which, size_t bytes);
+
+// The rows of one tile: tensor::gemm's oneDNN block width, so a tile is
+// one block of the library's grid.
+inline constexpr int64_t kGroupedTileOutputs = 128;
+
+}  // namespace linnet::ops::detail
