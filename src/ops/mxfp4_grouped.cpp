@@ -37,12 +37,6 @@ int64_t gathered_rows(int64_t count) {
   return (count + kLibraryRowMultiple - 1) / kLibraryRowMultiple * kLibraryRowMultiple;
 }
 
-// A thread's decoded tile and the tile's products, kept across work items.
-struct TileBuffers {
-  std::vector<float> weights;   // kGroupedTileOutputs rows (f32, or bf16 bits in its first half)
-  std::vector<float> products;  // gathered rows x kGroupedTileOutputs
-};
-
 }  // namespace
 
 void* thread_scratch(Scratch which, size_t bytes) {
@@ -51,8 +45,8 @@ void* thread_scratch(Scratch which, size_t bytes) {
     size_t size = 0;
     ~Buffer() { ::operator delete(data, std::align_val_t(64)); }
   };
-  thread_local Buffer buffers[2];
-  Buffer& buffer = buffers[which == Scratch::Products ? 0 : 1];
+  thread_local Buffer buffers[4];
+  Buffer& buffer = buffers[static_cast<int>(which)];
   if (bytes > buffer.size) {
     ::operator delete(buffer.data, std::align_val_t(64));
     buffer.data = nullptr;
@@ -123,13 +117,17 @@ void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputL
   std::exception_ptr failure;
 #pragma omp parallel if (tensor::worth_threads(work))
   {
-    TileBuffers buffers;
+    // The thread's decoded tile (f32, or bf16 bits) and the tile's
+    // products, kept for its later items and calls.
+    void* tile_weights = nullptr;
+    float* tile_products = nullptr;
 #pragma omp for schedule(dynamic)
     for (int64_t item = 0; item < items; ++item) {
       try {
-        if (buffers.weights.empty()) {
-          buffers.weights.resize(static_cast<size_t>(kGroupedTileOutputs * length));
-          buffers.products.resize(static_cast<size_t>(most_rows * kGroupedTileOutputs));
+        if (tile_weights == nullptr) {
+          tile_weights = thread_scratch(Scratch::TileWeights, static_cast<size_t>(kGroupedTileOutputs * length) * element);
+          tile_products = static_cast<float*>(
+              thread_scratch(Scratch::TileProducts, static_cast<size_t>(most_rows * kGroupedTileOutputs) * sizeof(float)));
         }
         const int64_t i = item / tiles, expert = experts[i];
         const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
@@ -141,19 +139,18 @@ void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputL
             weights.scales.subspan(static_cast<size_t>(first_group), static_cast<size_t>(outputs * groups)), 1,
             outputs, groups};
         dequantize_mxfp4(tile, tile_type,
-                         std::as_writable_bytes(std::span<float>(buffers.weights))
-                             .first(static_cast<size_t>(outputs * length) * element));
+                         std::span<std::byte>(static_cast<std::byte*>(tile_weights), static_cast<size_t>(outputs * length) * element));
 
         const int64_t rows = first_row[i + 1] - first_row[i];
         const void* inputs = bf16_products ? static_cast<const void*>(gathered_bf16 + first_row[i] * length)
                                            : static_cast<const void*>(gathered_f32 + first_row[i] * length);
         tensor::gemm::gemm_bt_serial(rows, 0, outputs, length, tensor::gemm::Operand{inputs, bf16_products, length},
-                                     tensor::gemm::Operand{buffers.weights.data(), bf16_products, length},
-                                     buffers.products.data(), outputs);
+                                     tensor::gemm::Operand{tile_weights, bf16_products, length}, tile_products,
+                                     outputs);
         // Each real row's products to its slot (the zero rows' are dropped).
         for (int64_t index = 0; index < slots.count(expert); ++index) {
           const int64_t slot = slots.by_expert[slots.start[expert] + index];
-          const float* from = buffers.products.data() + index * outputs;
+          const float* from = tile_products + index * outputs;
           std::copy(from, from + outputs, y + slot * out_rows + first_output);
         }
       } catch (...) {

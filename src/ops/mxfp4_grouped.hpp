@@ -50,7 +50,7 @@ void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputL
 // a fresh allocation that large is mapped anew each time and pays a page
 // fault per 4 KiB when first written (measured: a fifth of a GPT-OSS
 // prefill). `which` picks one of a few independent buffers.
-enum class Scratch { Products, Gathered };
+enum class Scratch { Products, Gathered, TileWeights, TileProducts };
 void* thread_scratch(Scratch which, size_t bytes);
 
 // The rows of one tile: tensor::gemm's oneDNN block width, so a tile is
