@@ -159,7 +159,9 @@ std::optional<eval::Value> run_product(const eval::NativeCall& call) {
   }
   if constexpr (Kind == Product::Experts) mxfp4_experts_f32(packed->view, inputs, choice, out);
   if constexpr (Kind == Product::ExpertsShared) mxfp4_experts_shared_f32(packed->view, inputs, choice, out);
-  if constexpr (Kind == Product::LinearExpertsShared) mxfp4_linear_experts_shared_f32(packed->view, inputs, choice, out);
+  if constexpr (Kind == Product::LinearExpertsShared) {
+    mxfp4_linear_experts_shared_f32(packed->view, inputs, choice, out);
+  }
   return eval::Value::from_tensor(to_dtype(result, dtype_generic(call, "T")));
 }
 

@@ -190,7 +190,8 @@ void products_bf16(const char* op, const Mxfp4Experts& weights, std::span<const 
   const int64_t expected = output_size(op, choice, weights.rows);
   InputLayout layout = checked_layout(op, weights, x, choice, shared, out.size(), expected);
   // Every element is written: the thread's scratch, not cleared.
-  auto* const products = static_cast<float*>(detail::thread_scratch(detail::Scratch::Products, out.size() * sizeof(float)));
+  auto* const products =
+      static_cast<float*>(detail::thread_scratch(detail::Scratch::Products, out.size() * sizeof(float)));
   expert_products(weights, x.data(), layout, choice, holds_bf16_values(x), products);
   const auto count = static_cast<int64_t>(out.size());
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(count))

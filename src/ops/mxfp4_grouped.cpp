@@ -94,7 +94,9 @@ void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputL
         std::fill(to, to + length, uint16_t{0});
       } else {
         // The caller checked that every input is a bf16 value: its upper half.
-        for (int64_t at = 0; at < length; ++at) to[at] = static_cast<uint16_t>(std::bit_cast<uint32_t>(input[at]) >> 16);
+        for (int64_t at = 0; at < length; ++at) {
+          to[at] = static_cast<uint16_t>(std::bit_cast<uint32_t>(input[at]) >> 16);
+        }
       }
     } else {
       float* to = gathered_f32 + row * length;
@@ -125,9 +127,10 @@ void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputL
     for (int64_t item = 0; item < items; ++item) {
       try {
         if (tile_weights == nullptr) {
-          tile_weights = thread_scratch(Scratch::TileWeights, static_cast<size_t>(kGroupedTileOutputs * length) * element);
-          tile_products = static_cast<float*>(
-              thread_scratch(Scratch::TileProducts, static_cast<size_t>(most_rows * kGroupedTileOutputs) * sizeof(float)));
+          tile_weights =
+              thread_scratch(Scratch::TileWeights, static_cast<size_t>(kGroupedTileOutputs * length) * element);
+          tile_products = static_cast<float*>(thread_scratch(
+              Scratch::TileProducts, static_cast<size_t>(most_rows * kGroupedTileOutputs) * sizeof(float)));
         }
         const int64_t i = item / tiles, expert = experts[i];
         const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
@@ -138,8 +141,8 @@ void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputL
                                    static_cast<size_t>(outputs * groups * kMxfp4BlockBytes)),
             weights.scales.subspan(static_cast<size_t>(first_group), static_cast<size_t>(outputs * groups)), 1,
             outputs, groups};
-        dequantize_mxfp4(tile, tile_type,
-                         std::span<std::byte>(static_cast<std::byte*>(tile_weights), static_cast<size_t>(outputs * length) * element));
+        const size_t tile_bytes = static_cast<size_t>(outputs * length) * element;
+        dequantize_mxfp4(tile, tile_type, std::span<std::byte>(static_cast<std::byte*>(tile_weights), tile_bytes));
 
         const int64_t rows = first_row[i + 1] - first_row[i];
         const void* inputs = bf16_products ? static_cast<const void*>(gathered_bf16 + first_row[i] * length)

@@ -160,15 +160,17 @@ bool bf16_products_agree(const std::vector<uint16_t>& y, const Reference& ref) {
       if (y[i] != linnet::tensor::float_to_bf16_bits(ref.y[i])) return false;
     } else {
       const double bound = ref.gamma * ref.magnitude[i];
-      if (!(std::fabs(linnet::tensor::bf16_bits_to_float(y[i]) - ref.exact[i]) <= bound + bf16_ulp(std::fabs(ref.exact[i]) + bound)))
-        return false;
+      const double value = linnet::tensor::bf16_bits_to_float(y[i]);
+      if (!(std::fabs(value - ref.exact[i]) <= bound + bf16_ulp(std::fabs(ref.exact[i]) + bound))) return false;
     }
   }
   return true;
 }
 
 // How many results came from grouped experts (so a case shows what it covers).
-size_t grouped_count(const Reference& ref) { return static_cast<size_t>(std::count(ref.grouped.begin(), ref.grouped.end(), true)); }
+size_t grouped_count(const Reference& ref) {
+  return static_cast<size_t>(std::count(ref.grouped.begin(), ref.grouped.end(), true));
+}
 
 std::vector<uint16_t> rounded_to_bf16(const std::vector<float>& values) {
   std::vector<uint16_t> bits;
