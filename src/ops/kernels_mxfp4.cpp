@@ -5,8 +5,9 @@
 // experts are touched, and no expert is dequantized whole.
 //
 // Dequantization is exact in f32 and bf16, so dequantize_mxfp4 agrees with
-// its body bit for bit. The products accumulate in f32 in mxfp4.hpp's lane
-// order (not the body's), and round to T once, as the bodies do.
+// its body bit for bit. The products accumulate in f32 in mxfp4.hpp's
+// orders (the lanes', or a grouped expert's matrix product's; not the
+// body's), and round to T once, as the bodies do.
 //
 // Every dimension must be positive and every expert in range, else the call
 // is left to the body (which reports a bad expert, or in
@@ -172,7 +173,9 @@ void register_mxfp4_kernels(RegistryOpTable& table) {
   const std::string module = "std.quant::";
   register_f32_bf16(table, module + "dequantize_mxfp4", equivalent, "table lookup, bit for bit the body",
                     "table lookup, bit for bit the body", &run_dequantize);
-  const std::string f32_summary = "packed bytes read in place, chosen experts only, f32 accumulation in 8 lanes";
+  const std::string f32_summary =
+      "packed bytes read in place, chosen experts only; f32 sums in 8 lanes, or for an expert 8+ slots chose "
+      "one matrix product over decoded tiles (gemm's block order)";
   const std::string bf16_summary = f32_summary + ", rounded to bf16 once";
   register_f32_bf16(table, module + "mxfp4_experts", equivalent, f32_summary, bf16_summary,
                     &run_product<Product::Experts>);

@@ -42,7 +42,8 @@ void mxfp4_rows_avx2(const Mxfp4Rows& problem);
 
 // `values` (a multiple of 32) consecutive values of packed rows, decoded
 // into `out` through the f32 value table: f32, or bf16 bits (the bf16
-// table's values, which are the f32 values' upper halves).
+// table's values, which are the f32 values' upper halves). The AVX-512
+// one decodes a whole group (32 values) per step in zmm registers (BW).
 void mxfp4_decode_avx512(const uint8_t* blocks, const uint8_t* scales, int64_t values, const float* value_table,
                          bool bf16, void* out);
 void mxfp4_decode_avx2(const uint8_t* blocks, const uint8_t* scales, int64_t values, const float* value_table,
