@@ -14,10 +14,12 @@ void Evaluator::exec_body(const ast::Body& body, Frame& frame) {
   exec_statements(body.statements, frame);
 }
 
-void Evaluator::exec_statements(const std::vector<ast::StmtPtr>& statements, Frame& frame) {
-  for (const ast::StmtPtr& statement : statements) {
-    exec(*statement, frame);
+void Evaluator::exec_statements(const std::vector<ast::StmtPtr>& statements, Frame& frame, Span kept) {
+  const ReleasePlan* plan = options.release_dead_locals ? &release_plan(statements, kept) : nullptr;
+  for (size_t i = 0; i < statements.size(); ++i) {
+    exec(*statements[i], frame);
     if (frame.returned) return;
+    if (plan != nullptr && !(*plan)[i].empty()) release_dead_locals((*plan)[i], frame);
   }
 }
 

@@ -74,6 +74,10 @@ struct Options {
   // Deepest chain of calls (there is no recursion in Linnet; this catches a
   // program the checker would have rejected).
   int max_call_depth = 256;
+  // Let go of each local after the last statement of its body that
+  // mentions it, instead of when the body ends (src/eval/liveness.cpp):
+  // same results, less memory held. Off only to compare the two.
+  bool release_dead_locals = true;
   // Told each entry call and each loop iteration, for a progress display
   // (progress.hpp); may be null.
   std::shared_ptr<ProgressObserver> progress;
