@@ -58,10 +58,12 @@ void read_row(const tensor::Tensor& row, std::vector<double>& out) {
   if (row.is_contiguous() && !row.unmade()) {
     switch (row.dtype()) {
       case tensor::DType::BF16:
-        widen(static_cast<const uint16_t*>(row.raw_data()), [](uint16_t b) { return double{tensor::bf16_bits_to_float(b)}; });
+        widen(static_cast<const uint16_t*>(row.raw_data()),
+              [](uint16_t bits) { return double{tensor::bf16_bits_to_float(bits)}; });
         return;
       case tensor::DType::F16:
-        widen(static_cast<const uint16_t*>(row.raw_data()), [](uint16_t b) { return double{tensor::f16_bits_to_float(b)}; });
+        widen(static_cast<const uint16_t*>(row.raw_data()),
+              [](uint16_t bits) { return double{tensor::f16_bits_to_float(bits)}; });
         return;
       case tensor::DType::F32:
         widen(static_cast<const float*>(row.raw_data()), [](float v) { return double{v}; });
@@ -101,7 +103,7 @@ std::vector<std::vector<RankedToken>> top_k_rows(const tensor::Tensor& tensor, i
       for (int64_t i = 1; i < width; ++i)
         if (ranks_before(data[i], i, data[best], best)) best = i;
       ranked.push_back({best, data[best]});
-    } else {
+    } else if (keep > 1) {
       std::iota(order.begin(), order.end(), int64_t{0});
       std::partial_sort(order.begin(), order.begin() + keep, order.end(),
                         [&](int64_t a, int64_t b) { return ranks_before(data[a], a, data[b], b); });
