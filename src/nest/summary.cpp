@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "linnet/nest/session.hpp"
+#include "linnet/tensor/half.hpp"
 
 namespace linnet::nest {
 
@@ -47,6 +48,36 @@ tensor::Tensor as_rows(const tensor::Tensor& tensor, int64_t width) {
   return tensor.reshape({tensor.numel() / width, width});
 }
 
+// A row of a float tensor, each element widened to f64 (exact) into
+// `out` (its size the row's length). A dense row of a float dtype is read
+// in place, with no intermediate tensor; any other row through a copy.
+void read_row(const tensor::Tensor& row, std::vector<double>& out) {
+  const auto widen = [&](const auto* data, auto to_double) {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = to_double(data[i]);
+  };
+  if (row.is_contiguous() && !row.unmade()) {
+    switch (row.dtype()) {
+      case tensor::DType::BF16:
+        widen(static_cast<const uint16_t*>(row.raw_data()),
+              [](uint16_t bits) { return double{tensor::bf16_bits_to_float(bits)}; });
+        return;
+      case tensor::DType::F16:
+        widen(static_cast<const uint16_t*>(row.raw_data()),
+              [](uint16_t bits) { return double{tensor::f16_bits_to_float(bits)}; });
+        return;
+      case tensor::DType::F32:
+        widen(static_cast<const float*>(row.raw_data()), [](float v) { return double{v}; });
+        return;
+      case tensor::DType::F64:
+        widen(static_cast<const double*>(row.raw_data()), [](double v) { return v; });
+        return;
+      default:
+        break;
+    }
+  }
+  out = row.to_vector<double>();
+}
+
 }  // namespace
 
 std::vector<std::vector<RankedToken>> top_k_rows(const tensor::Tensor& tensor, int k) {
@@ -57,15 +88,27 @@ std::vector<std::vector<RankedToken>> top_k_rows(const tensor::Tensor& tensor, i
   const tensor::Tensor table = as_rows(tensor, width);
   const int64_t count = table.extent(0);
   const int64_t keep = std::min<int64_t>(k, width);
-  std::vector<int64_t> order(static_cast<size_t>(width));
+  // One row's values and, for k > 1, its ranking: made once per call and
+  // reused for every row. `generate` ranks the logits of every step (a
+  // 201088-wide row for GPT-OSS), so this runs once per decoded token.
+  std::vector<double> values(static_cast<size_t>(width));
+  std::vector<int64_t> order(keep > 1 ? static_cast<size_t>(width) : 0);
   for (int64_t row = 0; row < count; ++row) {
-    const std::vector<double> values = table.select(0, row).to_vector<double>();
+    read_row(table.select(0, row), values);
     const double* data = values.data();
-    std::iota(order.begin(), order.end(), int64_t{0});
-    std::partial_sort(order.begin(), order.begin() + keep, order.end(),
-                      [&](int64_t a, int64_t b) { return ranks_before(data[a], a, data[b], b); });
     std::vector<RankedToken> ranked;
-    for (int64_t i = 0; i < keep; ++i) ranked.push_back({order[i], data[order[i]]});
+    if (keep == 1) {
+      // The best entry alone: one pass, no ranking of the others.
+      int64_t best = 0;
+      for (int64_t i = 1; i < width; ++i)
+        if (ranks_before(data[i], i, data[best], best)) best = i;
+      ranked.push_back({best, data[best]});
+    } else if (keep > 1) {
+      std::iota(order.begin(), order.end(), int64_t{0});
+      std::partial_sort(order.begin(), order.begin() + keep, order.end(),
+                        [&](int64_t a, int64_t b) { return ranks_before(data[a], a, data[b], b); });
+      for (int64_t i = 0; i < keep; ++i) ranked.push_back({order[i], data[order[i]]});
+    }
     rows.push_back(std::move(ranked));
   }
   return rows;

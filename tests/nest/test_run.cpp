@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <unistd.h>
 
@@ -447,6 +448,29 @@ TEST_CASE("inputs: literals, shapes from the declaration, .npy files", "[nest][r
   CHECK_THROWS_WITH(nest::input_from_text("@" + path, tokens), Catch::Contains("holds f32"));
   std::filesystem::remove(path);
   CHECK_THROWS_WITH(nest::input_from_text("@" + path, tokens), Catch::Contains("input `tokens`"));
+}
+
+TEST_CASE("the best token of a row is the first of its full ranking, in every float dtype and layout",
+          "[nest][run][summary]") {
+  // Ties, NaN (ranks last) and infinities, dense rows and strided ones; the argmax
+  // (k = 1) takes a single pass, k > 1 ranks the row: they must agree.
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values{nan, 2.0f, -inf, 2.0f, 1.0f, nan, nan, nan, -1.0f, -inf, -1.0f, inf};
+  const Tensor f32 = Tensor::from_vector(values, {3, 4});
+  for (const Tensor& logits : {f32, f32.to(DType::BF16), f32.to(DType::F16), f32.to(DType::F64),
+                               f32.reshape({4, 3}).permute({1, 0})}) {
+    INFO(logits.describe());
+    const auto best = nest::top_k_rows(logits, 1);
+    const auto ranked = nest::top_k_rows(logits, 4);
+    REQUIRE(best.size() == 3);
+    for (size_t row = 0; row < best.size(); ++row) {
+      REQUIRE(best[row].size() == 1);
+      CHECK(best[row][0].token == ranked[row][0].token);
+      CHECK((best[row][0].value == ranked[row][0].value ||
+             (std::isnan(best[row][0].value) && std::isnan(ranked[row][0].value))));
+    }
+  }
+  CHECK(nest::argmax_rows(f32) == std::vector<int64_t>{1, 0, 3});
 }
 
 TEST_CASE("output summaries name the top tokens of logits", "[nest][run][summary]") {
