@@ -11,6 +11,8 @@
 #include <iostream>
 #include <limits>
 
+#include "linnet/syntax/file_reading.hpp"
+
 namespace linnet::cli {
 
 namespace {
@@ -138,9 +140,9 @@ int check_output_path(const std::string& out) {
 
 int check_weights_paths(const std::vector<std::string>& weights) {
   for (const std::string& path : weights) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      std::cerr << "error: --weights `" << path << "` does not exist\n";
+    const std::string problem = syntax::path_problem(path, syntax::PathUse::FileOrDirectory);
+    if (!problem.empty()) {
+      std::cerr << "error: --weights `" << path << "` " << problem << "\n";
       return 2;
     }
   }

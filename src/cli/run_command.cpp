@@ -15,6 +15,7 @@
 #include <map>
 
 #include "command.hpp"
+#include "linnet/syntax/file_reading.hpp"
 #include "linnet/nest/inputs.hpp"
 #include "linnet/nest/script.hpp"
 #include "linnet/nest/session.hpp"
@@ -58,7 +59,7 @@ RunTarget run_target(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    if (fs::is_regular_file(fs::path(path) / "nest.toml", ec)) return RunTarget::Card;
+    if (fs::exists(fs::path(path) / "nest.toml", ec)) return RunTarget::Card;  // the card reader says if it is no file
     if (fs::is_regular_file(fs::path(path) / "linnet.toml", ec)) return RunTarget::Program;
     return RunTarget::Neither;
   }
@@ -109,13 +110,9 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   if (!options.script.empty()) {
     // A missing script or a directory is a command-line mistake (exit 2), as
     // every path docs/commands.md names; its contents are checked later (1).
-    std::error_code ec;
-    if (!std::filesystem::exists(options.script, ec)) {
-      std::cerr << "error: --script `" << options.script << "` does not exist\n";
-      return 2;
-    }
-    if (std::filesystem::is_directory(options.script, ec)) {
-      std::cerr << "error: --script `" << options.script << "` is a directory, not a JSON file\n";
+    const std::string problem = syntax::path_problem(options.script);
+    if (!problem.empty()) {
+      std::cerr << "error: --script `" << options.script << "` " << problem << "\n";
       return 2;
     }
   }
