@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "command.hpp"
+#include "linnet/eval/error.hpp"
 #include "linnet/nest/generate.hpp"
 #include "linnet/nest/summary.hpp"
 #include "generate_text.hpp"
@@ -125,8 +126,10 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
   try {
     result = nest::generate(session, generate);
   } catch (const nest::InputError& failure) {
+    // An input (or script) that cannot be read or does not fit: E6004, as
+    // the exit-status table of docs/commands.md says.
     quiet();
-    std::cerr << "error: " << failure.what() << '\n';
+    std::cerr << "error " << eval::codes::bad_input << ": " << failure.what() << '\n';
     return 1;
   } catch (const nest::RunError& failure) {
     quiet();

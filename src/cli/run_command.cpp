@@ -15,6 +15,7 @@
 #include <map>
 
 #include "command.hpp"
+#include "linnet/eval/error.hpp"
 #include "linnet/syntax/file_reading.hpp"
 #include "linnet/nest/inputs.hpp"
 #include "linnet/nest/script.hpp"
@@ -251,8 +252,10 @@ int run_run(const RunOptions& options, const CommandContext& context) {
       for (const auto& [name, tensor] : outputs) std::cout << nest::describe_output(name, tensor, summary);
     }
   } catch (const nest::InputError& failure) {
+    // An input (or script) that cannot be read or does not fit: E6004, as
+    // the exit-status table of docs/commands.md says.
     quiet();
-    std::cerr << "error: " << failure.what() << '\n';
+    std::cerr << "error " << eval::codes::bad_input << ": " << failure.what() << '\n';
     return 1;
   } catch (const nest::RunError& failure) {
     quiet();

@@ -24,6 +24,9 @@ class ManifestReader {
   // runs), an error under --strict.
   void unknown(const std::string& what, const std::string& name, const std::vector<std::string>& known,
                const toml::source_region& where) {
+    // Said one by one up to a limit, then counted (a hostile nest.toml of
+    // thousands of keys would otherwise print thousands of warnings).
+    if (++unknown_count_ > kUnknownListedAtMost) return;
     const std::string message = what + " `" + name + "`" + " is not a nest.toml " +
                                 (what == "the table" ? "table" : "key") + syntax::did_you_mean(name, known);
     std::string list;
@@ -47,6 +50,19 @@ class ManifestReader {
   }
   bool ok() const { return ok_; }
 
+  // The count of unknown keys past the limit, in one diagnostic.
+  void finish_unknown() {
+    if (unknown_count_ <= kUnknownListedAtMost) return;
+    const std::string message =
+        "and " + std::to_string(unknown_count_ - kUnknownListedAtMost) + " more keys nest.toml does not define";
+    if (strict_) {
+      ok_ = false;
+      diagnostics_.error(codes::invalid_manifest, message, syntax::Span{});
+    } else {
+      diagnostics_.add(syntax::warning(codes::invalid_manifest, message, syntax::Span{}));
+    }
+  }
+
   syntax::Span span_of(const toml::source_region& where) const {
     const uint32_t begin = offset_of(where.begin);
     uint32_t end = offset_of(where.end);
@@ -68,6 +84,8 @@ class ManifestReader {
   syntax::Diagnostics& diagnostics_;
   bool strict_ = false;
   bool ok_ = true;
+  static constexpr size_t kUnknownListedAtMost = 20;
+  size_t unknown_count_ = 0;
 };
 
 // nest.toml's tables and the keys of each, as the nest registry writes
@@ -110,6 +128,7 @@ void report_unknown_keys(const toml::table& table, ManifestReader& reader) {
       }
     }
   }
+  reader.finish_unknown();
 }
 
 // A string field of `table`, or nothing when absent; reports a value of

@@ -299,6 +299,14 @@ TEST_CASE("a malformed checkpoint or golden file is E6007 in every command, text
   CHECK(warned.status == 0);
   CHECK(contains(warned.err, "warning E6007: ignoring the checkpoint's config"));
 
+  // An input .npy that is no array is E6004, an input that does not fit.
+  const std::string npy = scratch.write("in.npy", "\x93NUMPY but not really");
+  std::vector<std::string> with_input = {"run", card, "--weights", "golden/mistral-a", "--input", "tokens=@" + npy};
+  with_input.insert(with_input.end(), sizes.begin(), sizes.end());
+  const cli_test::Outcome input = run_linnet(with_input);
+  CHECK(input.status == 1);
+  CHECK(contains(input.err, "error E6004: input `tokens`"));
+
   // An expected.npz that is no archive.
   std::ofstream(config_only + "/expected.npz") << "PK not a zip";
   const cli_test::Outcome npz = run_linnet({"validate", card, config_only, "--no-progress"});
@@ -333,4 +341,26 @@ TEST_CASE("control bytes and invalid UTF-8 of a card are escaped in snippets, ca
       CHECK(caret - caret_line == outcome.err.find("\\u{1}", line) - line_start);
     }
   }
+}
+
+TEST_CASE("thousands of wrong bindings.json or nest.toml keys are listed up to 20, then counted", "[cli][card]") {
+  // 20,000 wrong keys took minutes of "did you mean" searches and printed
+  // 20,000 warnings.
+  std::string keys, toml_keys;
+  for (int i = 0; i < 3000; ++i) {
+    keys += "\n\"bogus." + std::to_string(i) + ".weight\": \"model.norm.weight\",";
+    toml_keys += "\nextra" + std::to_string(i) + " = 1";
+  }
+  ScratchDir scratch;
+  const std::string card =
+      defective_card(scratch, "bindings.json", "\"norm.weight\": \"model.norm.weight\",",
+                     "\"norm.weight\": \"model.norm.weight\"," + keys);
+  std::string manifest = cli_test::read_file(card + "/nest.toml");
+  manifest.replace(manifest.find("entry = \"forward\""), 17, "entry = \"forward\"" + toml_keys);
+  std::ofstream(card + "/nest.toml") << manifest;
+  const cli_test::Outcome outcome = run_linnet({"check", card});
+  CHECK(outcome.status == 0);
+  CHECK(contains(outcome.err, "warning E6003: and 2980 more keys of `" + card + "/bindings.json` name no parameter"));
+  CHECK(contains(outcome.err, "warning E5001: and 2980 more keys nest.toml does not define"));
+  CHECK(contains(outcome.err, "0 errors, 42 warnings"));
 }
