@@ -103,9 +103,13 @@ int check_output_path(const std::string& out) {
     return 2;
   }
   std::error_code ec;
-  if (fs::is_directory(out, ec)) {
-    std::cerr << "error: --out `" << out << "` is a directory\n";
-    return 2;
+  // An existing path must be a regular file: a FIFO would block the
+  // probe below until a reader came (forever), a device swallow the output.
+  if (fs::exists(out, ec)) {
+    if (const std::string problem = syntax::path_problem(out); problem.starts_with("is ")) {
+      std::cerr << "error: --out `" << out << "` " << problem << "\n";
+      return 2;
+    }
   }
   const fs::path parent = fs::path(out).parent_path();
   const std::string directory = parent.empty() ? "." : parent.string();

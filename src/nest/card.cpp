@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <toml++/toml.h>
 
+#include "linnet/syntax/file_reading.hpp"
 #include "linnet/syntax/suggest.hpp"
 
 namespace linnet::nest {
@@ -291,8 +292,11 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
           .with_help("name a file under the card, such as \"src/lib.linnet\"");
     } else if (fs::is_directory(file, ec)) {
       reader.error("[source] `path` = \"" + card.source_path + "\" is a directory, not a .linnet file", path->source());
-    } else if (!fs::is_regular_file(file, ec)) {
+    } else if (const std::string problem = syntax::path_problem(file.string()); problem == "does not exist") {
       reader.error("[source] `path` = \"" + card.source_path + "\": the card has no such file", path->source());
+    } else if (!problem.empty()) {
+      // A FIFO, a device, an unreadable file: said as what it is, never opened.
+      reader.error("[source] `path` = \"" + card.source_path + "\" " + problem, path->source());
     }
   }
   card.root = string_field(*source, "source", "root", reader).value_or("Model");
@@ -326,9 +330,11 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
         if (fs::is_directory(file, ec)) {
           reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\" is a directory, not a JSON file",
                        named->source());
-        } else if (!fs::exists(file, ec)) {
+        } else if (const std::string problem = syntax::path_problem(file.string()); problem == "does not exist") {
           reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\": the card has no such file",
                        named->source());
+        } else if (!problem.empty()) {
+          reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\" " + problem, named->source());
         }
       }
     } else {

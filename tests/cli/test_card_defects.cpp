@@ -4,6 +4,7 @@
 // of the Mistral card with one defect, and their first diagnostic lines and
 // `-->` positions must be one and the same.
 #include <fstream>
+#include <sys/stat.h>
 #include <sstream>
 
 #include "cli_test_util.hpp"
@@ -363,4 +364,14 @@ TEST_CASE("thousands of wrong bindings.json or nest.toml keys are listed up to 2
   CHECK(contains(outcome.err, "warning E6003: and 2980 more keys of `" + card + "/bindings.json` name no parameter"));
   CHECK(contains(outcome.err, "warning E5001: and 2980 more keys nest.toml does not define"));
   CHECK(contains(outcome.err, "0 errors, 42 warnings"));
+}
+
+TEST_CASE("a card's source or bindings file that is a FIFO is E5001 at its position, never opened", "[cli][card]") {
+  for (const char* file : {"src/lib.linnet", "bindings.json"}) {
+    ScratchDir scratch;
+    const std::string card = defective_card(scratch, "nest.toml", "[model]", "[model]");
+    std::filesystem::remove(card + "/" + file);
+    REQUIRE(::mkfifo((card + "/" + file).c_str(), 0600) == 0);
+    every_command_says(card, std::string("` = \"") + file + "\" is a FIFO (named pipe), not a file");
+  }
 }

@@ -236,6 +236,10 @@ TEST_CASE("exit 2: a path that exists but is no file to read is said to be what 
     expect({"validate", card, path}, 2, kind + " directory");
     expect({"inspect", "--tokens", path}, 2, kind);
   }
+  // --out a FIFO: the writability probe waited for a reader forever.
+  REQUIRE(::mkfifo((fifo + ".npz").c_str(), 0600) == 0);
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=1", "--out", fifo + ".npz"}, 2,
+         "--out `" + fifo + ".npz` is a FIFO (named pipe), not a file");
   // A card whose nest.toml is a FIFO: E5001, at once.
   const std::string fifo_card = scratch.file("card");
   std::filesystem::copy(cli_test::source_path(card), fifo_card, std::filesystem::copy_options::recursive);
