@@ -101,7 +101,7 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
     for (const auto& [path, files] : cards) {
       std::optional<nest::ResolvedCard> resolved =
           nest::resolve_card(files.card, *program, options.instantiate.bindings, diagnostics, options.instantiate.root,
-                             options.instantiate.entry);
+                             options.instantiate.entry, "", {}, options.strict);
       if (resolved) {
         // bindings.json keys that name no parameter, as every command reports them.
         eval::Interpreter lister(*program, sources);

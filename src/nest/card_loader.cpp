@@ -1,6 +1,7 @@
 // The shared card reader (card_loader.hpp).
 #include "linnet/nest/card_loader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "linnet/eval/error.hpp"
@@ -27,7 +28,7 @@ std::optional<CardFiles> read_card_files(const std::string& directory, syntax::S
 std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program& program,
                                          const std::vector<std::string>& binds, syntax::Diagnostics& diagnostics,
                                          const std::string& root_override, const std::string& entry_override,
-                                         const std::string& bind_from, const PresetBinds& preset) {
+                                         const std::string& bind_from, const PresetBinds& preset, bool strict) {
   std::string root_name = root_override.empty() ? card.root : root_override;
   // An unqualified root names a block of the card's own source module
   // first: a program loaded from several cards (`check A B`) has a `Model`
@@ -66,6 +67,28 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
                card.entry_span)
         .note("its entries are " + (names.empty() ? std::string("none") : names));
     return std::nullopt;
+  }
+  // [check] names entry generics (`B`, `S`): one that no entry of the root
+  // (nor the block) declares is an unknown key, said as nest.toml's others.
+  std::vector<std::string> entry_generics;
+  for (const syntax::ast::FunctionItem* entry : root->entries) {
+    for (const syntax::ast::GenericParam& generic : entry->generics) entry_generics.push_back(generic.name.text);
+  }
+  // (Only for the card's own root: another --root has other entries.)
+  for (const CardSetting& setting : root_override.empty() ? card.check : std::vector<CardSetting>{}) {
+    if (root->generic(setting.name) != nullptr ||
+        std::find(entry_generics.begin(), entry_generics.end(), setting.name) != entry_generics.end()) {
+      continue;
+    }
+    std::sort(entry_generics.begin(), entry_generics.end());
+    entry_generics.erase(std::unique(entry_generics.begin(), entry_generics.end()), entry_generics.end());
+    const std::string message = "[check] `" + setting.name + "` is a generic of no entry of `" + root->qualified_name +
+                                "`" + syntax::did_you_mean(setting.name, entry_generics);
+    if (strict) {
+      diagnostics.error(codes::invalid_manifest, message, setting.span);
+      return std::nullopt;
+    }
+    diagnostics.add(syntax::warning(codes::invalid_manifest, message, setting.span)).note("it is ignored");
   }
   // Each text with where it came from (empty: --bind): the preset's first,
   // then --bind-from's, then --bind's, so that the later win.

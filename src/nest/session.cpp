@@ -161,7 +161,7 @@ bool Session::load_program() {
   if (!read_sources(options_.card)) return false;
   std::optional<ResolvedCard> resolved =
       resolve_card(*card_, *program_, options_.binds, diagnostics_, "", "", options_.bind_from,
-                   PresetBinds{options_.preset_binds, options_.preset_binds_from});
+                   PresetBinds{options_.preset_binds, options_.preset_binds_from}, options_.strict);
   if (!resolved) return false;
   root_ = std::move(resolved->root);
   bound_ = std::move(resolved->generics);

@@ -239,6 +239,12 @@ TEST_CASE("an unknown nest.toml key or table is E5001 at its position in every c
   }
 }
 
+TEST_CASE("a [check] key that is no entry's generic is E5001 at its position in every command", "[cli][card]") {
+  ScratchDir scratch;
+  every_command_warns(defective_card(scratch, "nest.toml", "S = 8", "S = 8\nStpes = 3"),
+                      "warning E5001: [check] `Stpes` is a generic of no entry of `llama::Model`; did you mean `Steps`?");
+}
+
 TEST_CASE("validate names meta.json, not --bind, for a bad generic of the golden case", "[cli][card]") {
   ScratchDir scratch;
   const std::string golden = scratch.file("case");

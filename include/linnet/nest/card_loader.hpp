@@ -35,6 +35,8 @@ std::optional<CardFiles> read_card_files(const std::string& directory, syntax::S
 // before `binds`. Reports E5001 for a root or
 // entry nest.toml names wrongly (at its position there), E2111 for
 // generics, and returns nothing on any error.
+// A [check] key that no entry (nor the block) declares as a generic is an
+// E5001 warning at its position, an error when `strict`.
 // `preset` values go first of all: a golden case's meta.json generics under
 // `validate`, named as coming from that file.
 struct ResolvedCard {
@@ -49,7 +51,7 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
                                          const std::vector<std::string>& binds, syntax::Diagnostics& diagnostics,
                                          const std::string& root_override = "",
                                          const std::string& entry_override = "", const std::string& bind_from = "",
-                                         const PresetBinds& preset = {});
+                                         const PresetBinds& preset = {}, bool strict = false);
 
 // The keys of the card's bindings.json that name no parameter of its root
 // block (binding_audit.hpp's audit_binding_paths), for every command: the
