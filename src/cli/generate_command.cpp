@@ -21,6 +21,7 @@
 #include "run_support.hpp"
 #include "text_stream.hpp"
 #include "option_checks.hpp"
+#include "linnet/syntax/diagnostic.hpp"
 
 namespace linnet::cli {
 
@@ -129,7 +130,7 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
     // An input (or script) that cannot be read or does not fit: E6004, as
     // the exit-status table of docs/commands.md says.
     quiet();
-    std::cerr << "error " << eval::codes::bad_input << ": " << failure.what() << '\n';
+    std::cerr << "error " << eval::codes::bad_input << ": " << syntax::printable(failure.what()) << '\n';
     return 1;
   } catch (const nest::RunError& failure) {
     quiet();
@@ -137,7 +138,7 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
     return 1;
   } catch (const text::TokenizerError& failure) {
     quiet();
-    std::cerr << "\nerror: " << failure.what() << '\n';
+    std::cerr << "\nerror: " << syntax::printable(failure.what()) << '\n';
     return 1;
   }
   quiet();

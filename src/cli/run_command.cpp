@@ -26,6 +26,7 @@
 #include "linnet/syntax/suggest.hpp"
 #include "run_support.hpp"
 #include "option_checks.hpp"
+#include "linnet/syntax/diagnostic.hpp"
 
 namespace linnet::cli {
 
@@ -255,7 +256,7 @@ int run_run(const RunOptions& options, const CommandContext& context) {
     // An input (or script) that cannot be read or does not fit: E6004, as
     // the exit-status table of docs/commands.md says.
     quiet();
-    std::cerr << "error " << eval::codes::bad_input << ": " << failure.what() << '\n';
+    std::cerr << "error " << eval::codes::bad_input << ": " << syntax::printable(failure.what()) << '\n';
     return 1;
   } catch (const nest::RunError& failure) {
     quiet();

@@ -89,7 +89,7 @@ int run_tokenize(const TokenizeOptions& options) {
     }
     ids = model->tokenizer.encode(options.text, !options.no_special);
   } catch (const text::TokenizerError& failure) {
-    std::cerr << "error: " << failure.what() << '\n';
+    std::cerr << "error: " << syntax::printable(failure.what()) << '\n';
     return 1;
   }
   if (options.json) {

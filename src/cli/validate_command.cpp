@@ -20,6 +20,7 @@
 #include "device_option.hpp"
 #include "run_support.hpp"
 #include "option_checks.hpp"
+#include "linnet/syntax/diagnostic.hpp"
 
 namespace linnet::cli {
 
@@ -147,10 +148,10 @@ int run_validate(const ValidateCommandOptions& options, const CommandContext& co
   try {
     return options.mxfp4.empty() ? run_card(options, context) : run_mxfp4(options, context);
   } catch (const validate::GoldenFormatError& failure) {
-    std::cerr << "error " << eval::codes::malformed_file << ": " << failure.what() << '\n';
+    std::cerr << "error " << eval::codes::malformed_file << ": " << syntax::printable(failure.what()) << '\n';
     return 1;
   } catch (const validate::GoldenError& failure) {
-    std::cerr << "error: " << failure.what() << '\n';
+    std::cerr << "error: " << syntax::printable(failure.what()) << '\n';
     return 1;
   }
 }

@@ -243,6 +243,8 @@ std::string render_text(const Diagnostic& d, const SourceManager& sources) {
   return out.str();
 }
 
+std::string printable(std::string_view text) { return shown(text); }
+
 std::string render_text(const Diagnostics& diagnostics, const SourceManager& sources) {
   std::string text;
   for (const auto& d : diagnostics.all()) {

@@ -261,6 +261,16 @@ TEST_CASE("validate names meta.json, not --bind, for a bad generic of the golden
   CHECK(outcome.status == 1);
   CHECK(contains(outcome.err, "error E2111: `H=-64` from `" + golden + "/meta.json` (linnet_generics)"));
   CHECK(!contains(outcome.err, "--bind H=-64"));
+
+  // A generic named with an ESC in meta.json is quoted escaped (E6007).
+  meta.replace(meta.find("\"H\": -64"), 8, "\"\\u001b[2J\": [1]");
+  std::ofstream(golden + "/meta.json") << meta;
+  const cli_test::Outcome escaped = run_linnet({"validate", "nest/mistral-7b-instruct-v0.3", golden, "--no-progress"});
+  INFO(escaped.err);
+  CHECK(escaped.status == 1);
+  CHECK(contains(escaped.err, "error E6007: "));
+  CHECK(contains(escaped.err, "\\u{1b}[2J"));
+  CHECK(escaped.err.find('\x1b') == std::string::npos);
 }
 
 TEST_CASE("a malformed checkpoint or golden file is E6007 in every command, text and JSON", "[cli][card]") {
