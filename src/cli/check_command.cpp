@@ -15,6 +15,7 @@
 #include "linnet/check/driver.hpp"
 #include "linnet/nest/card_loader.hpp"
 #include "linnet/syntax/diagnostic.hpp"
+#include "linnet/syntax/file_reading.hpp"
 #include "linnet/syntax/package.hpp"
 #include "linnet/syntax/suggest.hpp"
 #include "run_support.hpp"
@@ -61,9 +62,12 @@ std::string with_signatures(std::string json, const std::string& signatures) {
 
 int run_check(const CheckOptions& options, const CommandContext& context) {
   for (const std::string& path : options.paths) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      std::cerr << "error: no such file or directory: `" << path << "`\n";
+    // A path that is missing, or that exists but is no file or directory
+    // to read (/dev/null, a FIFO, an unreadable file), is a command-line
+    // mistake; a FIFO is never opened, so nothing waits on it.
+    const std::string problem = syntax::path_problem(path, syntax::PathUse::FileOrDirectory);
+    if (!problem.empty()) {
+      std::cerr << "error: `" << path << "` " << problem << "\n";
       return 2;
     }
   }
@@ -75,19 +79,38 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
   load.std_dir = context.std_dir;
   // Cards are read by the loader every command shares, so that `check`
   // reports a card's defects as `run` does (same code, message, position).
-  std::vector<std::pair<std::string, nest::Card>> cards;
+  std::vector<std::pair<std::string, nest::CardFiles>> cards;
+  load.inputs.clear();
   for (const std::string& path : options.paths) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(std::filesystem::path(path) / "nest.toml", ec)) continue;
-    if (std::optional<nest::CardFiles> files = nest::read_card_files(path, sources, diagnostics)) {
-      cards.emplace_back(path, std::move(files->card));
+    // A nest.toml that exists but is no file (a FIFO) is the card reader's to report.
+    if (!std::filesystem::exists(std::filesystem::path(path) / "nest.toml", ec)) {
+      load.inputs.push_back(path);
+      continue;
+    }
+    // A card whose files are defective is reported once, by the card
+    // reader, and not loaded again (the loader would repeat it without code).
+    if (std::optional<nest::CardFiles> files = nest::read_card_files(path, sources, diagnostics, options.strict)) {
+      cards.emplace_back(path, std::move(*files));
+      load.inputs.push_back(path);
     }
   }
-  const std::unique_ptr<syntax::Program> program = syntax::load_program(sources, load, diagnostics);
+  const std::unique_ptr<syntax::Program> program =
+      load.inputs.empty() ? nullptr : syntax::load_program(sources, load, diagnostics);
   if (program && !diagnostics.has_errors()) {
-    for (const auto& [path, card] : cards) {
-      std::optional<nest::ResolvedCard> resolved = nest::resolve_card(
-          card, *program, options.instantiate.bindings, diagnostics, options.instantiate.root, options.instantiate.entry);
+    for (const auto& [path, files] : cards) {
+      std::optional<nest::ResolvedCard> resolved =
+          nest::resolve_card(files.card, *program, options.instantiate.bindings, diagnostics, options.instantiate.root,
+                             options.instantiate.entry, "", {}, options.strict);
+      if (resolved) {
+        // bindings.json keys that name no parameter, as every command reports them.
+        eval::Interpreter lister(*program, sources);
+        for (syntax::Diagnostic& finding :
+             nest::audit_card_binding_paths(files.card, files.bindings, resolved->root, resolved->generics.model,
+                                            lister, nullptr, options.strict)) {
+          diagnostics.add(std::move(finding));
+        }
+      }
       if (resolved && !options.instantiate.entry.empty() && resolved->root.entry(options.instantiate.entry) == nullptr) {
         std::cerr << "error: --entry `" << options.instantiate.entry << "`: `" << resolved->root.qualified_name
                   << "` has no entry `" << options.instantiate.entry << "`"
@@ -99,7 +122,7 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
 
   // ---- static semantics (src/check): types, shapes, instantiation, lints.
   std::string signatures;
-  if (!diagnostics.has_errors()) {
+  if (program && !diagnostics.has_errors()) {
     const check::DriverResult checked =
         check::run_check(*program, sources, diagnostics, options.paths, options.instantiate);
     if (checked.bad_request) return 2;

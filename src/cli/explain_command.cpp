@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "linnet/syntax/file_reading.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/package.hpp"
 #include "linnet/nest/card.hpp"
@@ -121,6 +122,16 @@ int explain_card(const ExplainOptions& options, const CommandContext& context) {
   if (!resolved) {
     std::cerr << syntax::render_text(card_diagnostics, *loaded->sources);
     return 1;
+  }
+  {
+    // Warnings of the card (an unknown nest.toml key, a bindings.json key
+    // that names no parameter) are said here too, as by every command.
+    eval::Interpreter lister(*loaded->program, *loaded->sources);
+    for (syntax::Diagnostic& finding : nest::audit_card_binding_paths(
+             files->card, files->bindings, resolved->root, resolved->generics.model, lister, nullptr, false)) {
+      card_diagnostics.add(std::move(finding));
+    }
+    if (!card_diagnostics.all().empty()) std::cerr << syntax::render_text(card_diagnostics, *loaded->sources);
   }
   const nest::Card* card = &files->card;
   const nest::RootBlock* root = &resolved->root;
@@ -229,8 +240,9 @@ int run_explain(const ExplainOptions& options, const CommandContext& context) {
   if (std::filesystem::is_directory(target, ec) && std::filesystem::exists(target / "nest.toml", ec)) {
     return explain_card(options, context);
   }
-  if (std::filesystem::exists(target, ec)) return explain_file(options, context);
-  std::cerr << "error: no such card or file: `" << options.target << "`\n";
+  const std::string problem = syntax::path_problem(options.target, syntax::PathUse::FileOrDirectory);
+  if (problem.empty()) return explain_file(options, context);
+  std::cerr << "error: `" << options.target << "` " << problem << "\n";
   return 2;
 }
 

@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "command.hpp"
+#include "linnet/eval/error.hpp"
 #include "linnet/nest/generate.hpp"
 #include "linnet/nest/summary.hpp"
 #include "generate_text.hpp"
@@ -20,6 +21,7 @@
 #include "run_support.hpp"
 #include "text_stream.hpp"
 #include "option_checks.hpp"
+#include "linnet/syntax/diagnostic.hpp"
 
 namespace linnet::cli {
 
@@ -125,8 +127,10 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
   try {
     result = nest::generate(session, generate);
   } catch (const nest::InputError& failure) {
+    // An input (or script) that cannot be read or does not fit: E6004, as
+    // the exit-status table of docs/commands.md says.
     quiet();
-    std::cerr << "error: " << failure.what() << '\n';
+    std::cerr << "error " << eval::codes::bad_input << ": " << syntax::printable(failure.what()) << '\n';
     return 1;
   } catch (const nest::RunError& failure) {
     quiet();
@@ -134,7 +138,7 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
     return 1;
   } catch (const text::TokenizerError& failure) {
     quiet();
-    std::cerr << "\nerror: " << failure.what() << '\n';
+    std::cerr << "\nerror: " << syntax::printable(failure.what()) << '\n';
     return 1;
   }
   quiet();

@@ -4,6 +4,7 @@
 
 #include "linnet/text/chat_template.hpp"
 #include "linnet/text/jinja.hpp"
+#include "linnet/syntax/diagnostic.hpp"
 
 namespace linnet::cli {
 
@@ -37,9 +38,9 @@ std::optional<std::vector<int32_t>> text_prompt(const TextModel& model, const st
     // The template writes the special tokens itself (as apply_chat_template).
     return model.tokenizer.encode(rendered, /*add_special_tokens=*/false);
   } catch (const text::TokenizerError& failure) {
-    std::cerr << "error: " << failure.what() << '\n';
+    std::cerr << "error: " << syntax::printable(failure.what()) << '\n';
   } catch (const text::TemplateError& failure) {
-    std::cerr << "error: the chat template: " << failure.what() << '\n';
+    std::cerr << "error: the chat template: " << syntax::printable(failure.what()) << '\n';
   }
   return std::nullopt;
 }

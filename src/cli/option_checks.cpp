@@ -11,6 +11,8 @@
 #include <iostream>
 #include <limits>
 
+#include "linnet/syntax/file_reading.hpp"
+
 namespace linnet::cli {
 
 namespace {
@@ -101,9 +103,13 @@ int check_output_path(const std::string& out) {
     return 2;
   }
   std::error_code ec;
-  if (fs::is_directory(out, ec)) {
-    std::cerr << "error: --out `" << out << "` is a directory\n";
-    return 2;
+  // An existing path must be a regular file: a FIFO would block the
+  // probe below until a reader came (forever), a device swallow the output.
+  if (fs::exists(out, ec)) {
+    if (const std::string problem = syntax::path_problem(out); problem.starts_with("is ")) {
+      std::cerr << "error: --out `" << out << "` " << problem << "\n";
+      return 2;
+    }
   }
   const fs::path parent = fs::path(out).parent_path();
   const std::string directory = parent.empty() ? "." : parent.string();
@@ -138,9 +144,9 @@ int check_output_path(const std::string& out) {
 
 int check_weights_paths(const std::vector<std::string>& weights) {
   for (const std::string& path : weights) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      std::cerr << "error: --weights `" << path << "` does not exist\n";
+    const std::string problem = syntax::path_problem(path, syntax::PathUse::FileOrDirectory);
+    if (!problem.empty()) {
+      std::cerr << "error: --weights `" << path << "` " << problem << "\n";
       return 2;
     }
   }

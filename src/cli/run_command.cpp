@@ -15,6 +15,8 @@
 #include <map>
 
 #include "command.hpp"
+#include "linnet/eval/error.hpp"
+#include "linnet/syntax/file_reading.hpp"
 #include "linnet/nest/inputs.hpp"
 #include "linnet/nest/script.hpp"
 #include "linnet/nest/session.hpp"
@@ -24,6 +26,7 @@
 #include "linnet/syntax/suggest.hpp"
 #include "run_support.hpp"
 #include "option_checks.hpp"
+#include "linnet/syntax/diagnostic.hpp"
 
 namespace linnet::cli {
 
@@ -58,7 +61,7 @@ RunTarget run_target(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    if (fs::is_regular_file(fs::path(path) / "nest.toml", ec)) return RunTarget::Card;
+    if (fs::exists(fs::path(path) / "nest.toml", ec)) return RunTarget::Card;  // the card reader says if it is no file
     if (fs::is_regular_file(fs::path(path) / "linnet.toml", ec)) return RunTarget::Program;
     return RunTarget::Neither;
   }
@@ -109,13 +112,9 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   if (!options.script.empty()) {
     // A missing script or a directory is a command-line mistake (exit 2), as
     // every path docs/commands.md names; its contents are checked later (1).
-    std::error_code ec;
-    if (!std::filesystem::exists(options.script, ec)) {
-      std::cerr << "error: --script `" << options.script << "` does not exist\n";
-      return 2;
-    }
-    if (std::filesystem::is_directory(options.script, ec)) {
-      std::cerr << "error: --script `" << options.script << "` is a directory, not a JSON file\n";
+    const std::string problem = syntax::path_problem(options.script);
+    if (!problem.empty()) {
+      std::cerr << "error: --script `" << options.script << "` " << problem << "\n";
       return 2;
     }
   }
@@ -254,8 +253,10 @@ int run_run(const RunOptions& options, const CommandContext& context) {
       for (const auto& [name, tensor] : outputs) std::cout << nest::describe_output(name, tensor, summary);
     }
   } catch (const nest::InputError& failure) {
+    // An input (or script) that cannot be read or does not fit: E6004, as
+    // the exit-status table of docs/commands.md says.
     quiet();
-    std::cerr << "error: " << failure.what() << '\n';
+    std::cerr << "error " << eval::codes::bad_input << ": " << syntax::printable(failure.what()) << '\n';
     return 1;
   } catch (const nest::RunError& failure) {
     quiet();

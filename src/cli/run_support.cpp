@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "linnet/syntax/file_reading.hpp"
 #include "linnet/nest/summary.hpp"
 #include "linnet/tensor/allocator.hpp"
 #include "linnet/tensor/npz.hpp"
@@ -65,9 +66,9 @@ void add_bind_from_option(CLI::App& command, std::string& path) {
 }
 
 int check_bind_from_path(const std::string& path) {
-  std::error_code ec;
-  if (!path.empty() && !std::filesystem::is_regular_file(path, ec)) {
-    std::cerr << "error: --bind-from `" << path << "` is not a file\n";
+  const std::string problem = path.empty() ? "" : syntax::path_problem(path);
+  if (!problem.empty()) {
+    std::cerr << "error: --bind-from `" << path << "` " << problem << "\n";
     return 2;
   }
   return 0;
@@ -111,9 +112,9 @@ nest::SessionOptions session_options(const std::string& card, const std::vector<
 }
 
 int check_card_path(const std::string& card) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(card, ec)) {
-    std::cerr << "error: `" << card << "` is not a card directory (one holding nest.toml)\n";
+  const std::string problem = syntax::path_problem(card, syntax::PathUse::Directory);
+  if (!problem.empty()) {
+    std::cerr << "error: `" << card << "` " << problem << "; a card is a directory holding nest.toml\n";
     return 2;
   }
   return 0;

@@ -10,6 +10,7 @@
 #include "linnet/nest/weights.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/text/config_json.hpp"
+#include "linnet/syntax/file_reading.hpp"
 
 namespace linnet::cli {
 
@@ -18,11 +19,9 @@ namespace fs = std::filesystem;
 namespace {
 
 std::optional<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text, problem;
+  if (!syntax::read_whole_file(path.string(), text, problem)) return std::nullopt;
+  return text;
 }
 
 // A special token in tokenizer_config.json: a string, or {"content": ...}.

@@ -10,6 +10,7 @@
 
 #include "command.hpp"
 #include "option_checks.hpp"
+#include "linnet/syntax/file_reading.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "text_support.hpp"
 
@@ -59,9 +60,9 @@ int run_tokenize(const TokenizeOptions& options) {
   }
   // A path that does not exist is a command-line mistake (exit 2), as in
   // every other command; a file or folder without a usable tokenizer is 1.
-  std::error_code ec;
-  if (!std::filesystem::exists(options.target, ec)) {
-    std::cerr << "error: `" << options.target << "` does not exist\n";
+  if (const std::string problem = syntax::path_problem(options.target, syntax::PathUse::FileOrDirectory);
+      !problem.empty()) {
+    std::cerr << "error: `" << options.target << "` " << problem << "\n";
     return 2;
   }
   std::string why;
@@ -88,7 +89,7 @@ int run_tokenize(const TokenizeOptions& options) {
     }
     ids = model->tokenizer.encode(options.text, !options.no_special);
   } catch (const text::TokenizerError& failure) {
-    std::cerr << "error: " << failure.what() << '\n';
+    std::cerr << "error: " << syntax::printable(failure.what()) << '\n';
     return 1;
   }
   if (options.json) {

@@ -11,6 +11,8 @@
 #include <optional>
 
 #include "command.hpp"
+#include "linnet/eval/error.hpp"
+#include "linnet/syntax/file_reading.hpp"
 #include "linnet/validate/golden.hpp"
 #include "linnet/validate/mxfp4.hpp"
 #include "linnet/validate/report.hpp"
@@ -18,6 +20,7 @@
 #include "device_option.hpp"
 #include "run_support.hpp"
 #include "option_checks.hpp"
+#include "linnet/syntax/diagnostic.hpp"
 
 namespace linnet::cli {
 
@@ -41,9 +44,10 @@ struct ValidateCommandOptions {
 };
 
 int check_golden_path(const std::string& golden) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(golden, ec)) {
-    std::cerr << "error: `" << golden << "` is not a golden case directory (one holding meta.json and expected.npz)\n";
+  const std::string problem = syntax::path_problem(golden, syntax::PathUse::Directory);
+  if (!problem.empty()) {
+    std::cerr << "error: `" << golden << "` " << problem
+              << "; a golden case is a directory holding meta.json and expected.npz\n";
     return 2;
   }
   return 0;
@@ -119,6 +123,7 @@ int run_card(const ValidateCommandOptions& options, const CommandContext& contex
   validate_options.progress = progress;
   const validate::Report report = validate::validate_card(validate_options);
   if (progress) progress->clear();
+  std::cerr << report.load_warnings;
   std::cout << (options.json       ? validate::render_json(report)
                 : options.markdown ? validate::render_markdown(report)
                                    : validate::render_text(report));
@@ -142,8 +147,11 @@ int run_validate(const ValidateCommandOptions& options, const CommandContext& co
   }
   try {
     return options.mxfp4.empty() ? run_card(options, context) : run_mxfp4(options, context);
+  } catch (const validate::GoldenFormatError& failure) {
+    std::cerr << "error " << eval::codes::malformed_file << ": " << syntax::printable(failure.what()) << '\n';
+    return 1;
   } catch (const validate::GoldenError& failure) {
-    std::cerr << "error: " << failure.what() << '\n';
+    std::cerr << "error: " << syntax::printable(failure.what()) << '\n';
     return 1;
   }
 }

@@ -69,6 +69,82 @@ std::vector<std::string> unexpected_tensors(const std::vector<eval::ParameterInf
   return unexpected;
 }
 
+namespace {
+
+// Slips of one kind said one by one up to this many, then counted in one
+// more diagnostic: a hostile bindings.json of 20,000 wrong keys took minutes
+// of "did you mean" searches and as many screens of warnings.
+constexpr size_t kListedAtMost = 20;
+
+// "and 19980 more keys of `bindings.json` name no parameter".
+syntax::Diagnostic more_of(size_t count, const std::string& what, bool strict) {
+  const std::string message = "and " + std::to_string(count) + " more " + what;
+  return strict ? syntax::error(eval::codes::parameter_binding, message, syntax::Span{})
+                : syntax::warning(eval::codes::parameter_binding, message, syntax::Span{});
+}
+
+// The paths of `manifest`'s params and buffers (states are the model's own).
+void add_bound_paths(const std::vector<eval::ParameterInfo>& manifest, std::set<std::string>& paths) {
+  for (const eval::ParameterInfo& info : manifest) {
+    if (info.kind != eval::ParameterKind::State) paths.insert(info.path);
+  }
+}
+
+// "layers.7.mlp.weight" -> "layers.0.mlp.weight" (the first numeric component).
+std::string at_index_zero(const std::string& path) {
+  const auto position = array_position(path);
+  if (!position) return path;
+  const size_t start = position->first.size();
+  size_t end = path.find('.', start);
+  if (end == std::string::npos) end = path.size();
+  return path.substr(0, start) + "0" + path.substr(end);
+}
+
+}  // namespace
+
+std::vector<syntax::Diagnostic> audit_binding_paths(const std::vector<eval::ParameterInfo>& manifest,
+                                                    const std::vector<eval::ParameterInfo>* published,
+                                                    const Bindings& bindings, const std::string& model, bool strict) {
+  std::vector<syntax::Diagnostic> found;
+  if (bindings.size() == 0) return found;
+  std::set<std::string> paths;
+  add_bound_paths(manifest, paths);
+  if (published != nullptr) add_bound_paths(*published, paths);
+  std::set<std::string> states;
+  for (const eval::ParameterInfo& info : manifest) {
+    if (info.kind == eval::ParameterKind::State) states.insert(info.path);
+  }
+  const std::map<std::string, int64_t> lengths = array_lengths(manifest);
+  std::vector<std::string> candidates;  // for "did you mean", built once
+  size_t unlisted = 0;
+  for (const auto& [path, tensor] : bindings.entries()) {
+    if (paths.count(path) != 0) continue;
+    if (published == nullptr && past_truncation(path, lengths) && paths.count(at_index_zero(path)) != 0) continue;
+    if (found.size() == kListedAtMost) {
+      ++unlisted;
+      continue;
+    }
+    if (candidates.empty()) candidates.assign(paths.begin(), paths.end());
+    std::string message = "`" + bindings.source() + "` binds `" + path + "`, which is no parameter of `" + model + "`";
+    if (states.count(path) != 0) {
+      message += ": it is a `state`, which the model keeps itself and never reads from the weights";
+    } else {
+      message += syntax::did_you_mean(path, candidates);
+    }
+    const syntax::Span span = bindings.key_span(path);
+    syntax::Diagnostic diagnostic = strict ? syntax::error(eval::codes::parameter_binding, message, span)
+                                           : syntax::warning(eval::codes::parameter_binding, message, span);
+    diagnostic.note("it would bind the tensor `" + tensor + "`" + std::string(strict ? "" : "; the key is ignored"));
+    found.push_back(std::move(diagnostic));
+  }
+  if (unlisted > 0) {
+    found.push_back(more_of(unlisted, std::string(unlisted == 1 ? "key" : "keys") + " of `" + bindings.source() +
+                                          "` " + (unlisted == 1 ? "names" : "name") + " no parameter",
+                            strict));
+  }
+  return found;
+}
+
 std::vector<syntax::Diagnostic> audit_bindings(const std::vector<eval::ParameterInfo>& manifest,
                                                const Checkpoint& checkpoint, const Bindings& bindings, bool strict) {
   auto report = [&](std::string message) {
@@ -91,14 +167,26 @@ std::vector<syntax::Diagnostic> audit_bindings(const std::vector<eval::Parameter
   }
   std::map<std::string, std::string> path_of_tensor;
   for (const auto& [path, tensor] : bindings.entries()) path_of_tensor.emplace(tensor, path);
+  const std::set<std::string> paths(parameter_paths.begin(), parameter_paths.end());
+  size_t listed = 0, unlisted = 0;
   for (const std::string& name : unexpected_tensors(manifest, checkpoint, bindings)) {
-    syntax::Diagnostic diagnostic = report("the checkpoint's tensor `" + name + "` is read by no parameter");
+    // Bound by a key that names no parameter: audit_binding_paths reports
+    // that key, at its position.
     const auto mapped = path_of_tensor.find(name);
-    if (mapped != path_of_tensor.end()) {
-      diagnostic.note("`" + bindings.source() + "` binds it to `" + mapped->second + "`, which is no parameter" +
-                      syntax::did_you_mean(mapped->second, parameter_paths));
+    if (mapped != path_of_tensor.end() && paths.count(mapped->second) == 0) continue;
+    if (listed == kListedAtMost) {
+      ++unlisted;
+      continue;
     }
-    found.push_back(std::move(diagnostic));
+    ++listed;
+    found.push_back(report("the checkpoint's tensor `" + name + "` is read by no parameter"));
+  }
+  if (unlisted > 0) {
+    found.push_back(more_of(unlisted,
+                            std::string(unlisted == 1 ? "tensor" : "tensors") + " of the checkpoint " +
+                                (unlisted == 1 ? "is" : "are") + " read by no parameter (`inspect --parameters "
+                                                                 "--weights` lists them all)",
+                            strict));
   }
   return found;
 }

@@ -8,6 +8,7 @@
 
 #include "linnet/nest/bindings.hpp"
 #include "linnet/nest/card.hpp"
+#include "linnet/syntax/file_reading.hpp"
 
 namespace linnet::nest {
 
@@ -179,12 +180,27 @@ std::optional<Bindings> parse_with_positions(std::string_view json, const std::s
                                              syntax::Diagnostics& diagnostics) {
   BindingsScanner scanner(json, file_id);
   std::map<std::string, std::string> tensor_by_path;
-  if (!scanner.pairs(tensor_by_path)) {
+  const auto keys = scanner.pairs(tensor_by_path);
+  if (!keys) {
     diagnostics.error(codes::invalid_manifest, "`" + name + "`: " + scanner.problem(), scanner.problem_span())
         .with_help("bindings.json is one flat JSON object: parameter path -> tensor name");
     return std::nullopt;
   }
-  return Bindings(std::move(tensor_by_path), name);
+  Bindings bindings(std::move(tensor_by_path), name);
+  if (file_id != 0) {
+    // Each key's span: from its opening quote to its closing one, so that a
+    // key naming no parameter is pointed at (binding_audit.hpp).
+    std::map<std::string, syntax::Span> spans;
+    for (size_t i = 0; i < keys->size(); ++i) {
+      const auto& [key, at] = (*keys)[i];
+      size_t end = json.find('"', at + 1);
+      while (end != std::string_view::npos && json[end - 1] == '\\') end = json.find('"', end + 1);
+      end = end == std::string_view::npos ? at + 1 : end + 1;
+      spans.emplace(key, syntax::Span{file_id, static_cast<uint32_t>(at), static_cast<uint32_t>(end)});
+    }
+    bindings.set_key_spans(std::move(spans));
+  }
+  return bindings;
 }
 
 }  // namespace
@@ -199,21 +215,19 @@ std::optional<Bindings> read_bindings(const std::string& path, syntax::SourceMan
   std::string read_error;
   const uint32_t file_id = sources.load(path, read_error);
   if (file_id == 0) {
-    diagnostics.error(codes::invalid_manifest, "cannot read the bindings `" + path + "`: " + read_error, syntax::Span{});
+    diagnostics.error(codes::invalid_manifest, "cannot read the bindings: " + read_error, syntax::Span{});
     return std::nullopt;
   }
   return parse_with_positions(sources.file(file_id).text(), path, file_id, diagnostics);
 }
 
 std::optional<Bindings> read_bindings(const std::string& path, syntax::Diagnostics& diagnostics) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diagnostics.error(codes::invalid_manifest, "cannot read the bindings `" + path + "`", syntax::Span{});
+  std::string text, problem;
+  if (!syntax::read_whole_file(path, text, problem)) {
+    diagnostics.error(codes::invalid_manifest, "cannot read the bindings: `" + path + "` " + problem, syntax::Span{});
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_bindings(text.str(), path, diagnostics);
+  return parse_bindings(text, path, diagnostics);
 }
 
 }  // namespace linnet::nest

@@ -1,8 +1,12 @@
 // nest.toml: the card manifest.
 #include "linnet/nest/card.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <toml++/toml.h>
+
+#include "linnet/syntax/file_reading.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::nest {
 
@@ -14,8 +18,28 @@ namespace {
 // of the manifest and reports problems as E5001.
 class ManifestReader {
  public:
-  ManifestReader(uint32_t file_id, const syntax::SourceFile& file, syntax::Diagnostics& diagnostics)
-      : file_id_(file_id), file_(file), diagnostics_(diagnostics) {}
+  ManifestReader(uint32_t file_id, const syntax::SourceFile& file, syntax::Diagnostics& diagnostics, bool strict)
+      : file_id_(file_id), file_(file), diagnostics_(diagnostics), strict_(strict) {}
+
+  // A key or table nest.toml does not define: a warning (the card still
+  // runs), an error under --strict.
+  void unknown(const std::string& what, const std::string& name, const std::vector<std::string>& known,
+               const toml::source_region& where) {
+    // Said one by one up to a limit, then counted (a hostile nest.toml of
+    // thousands of keys would otherwise print thousands of warnings).
+    if (++unknown_count_ > kUnknownListedAtMost) return;
+    const std::string message = what + " `" + name + "`" + " is not a nest.toml " +
+                                (what == "the table" ? "table" : "key") + syntax::did_you_mean(name, known);
+    std::string list;
+    for (const std::string& key : known) list += (list.empty() ? "" : ", ") + key;
+    const std::string note = (what.starts_with("[") ? what + "'s keys are " : "nest.toml's tables are ") + list;
+    if (strict_) {
+      ok_ = false;
+      diagnostics_.error(codes::invalid_manifest, message, span_of(where)).note(note);
+    } else {
+      diagnostics_.add(syntax::warning(codes::invalid_manifest, message, span_of(where))).note(note).note("it is ignored");
+    }
+  }
 
   syntax::Diagnostic& error(std::string message, const toml::source_region& where) {
     ok_ = false;
@@ -26,6 +50,19 @@ class ManifestReader {
     return diagnostics_.error(codes::invalid_manifest, std::move(message), syntax::Span{file_id_, 0, 0});
   }
   bool ok() const { return ok_; }
+
+  // The count of unknown keys past the limit, in one diagnostic.
+  void finish_unknown() {
+    if (unknown_count_ <= kUnknownListedAtMost) return;
+    const std::string message =
+        "and " + std::to_string(unknown_count_ - kUnknownListedAtMost) + " more keys nest.toml does not define";
+    if (strict_) {
+      ok_ = false;
+      diagnostics_.error(codes::invalid_manifest, message, syntax::Span{});
+    } else {
+      diagnostics_.add(syntax::warning(codes::invalid_manifest, message, syntax::Span{}));
+    }
+  }
 
   syntax::Span span_of(const toml::source_region& where) const {
     const uint32_t begin = offset_of(where.begin);
@@ -46,8 +83,54 @@ class ManifestReader {
   uint32_t file_id_;
   const syntax::SourceFile& file_;
   syntax::Diagnostics& diagnostics_;
+  bool strict_ = false;
   bool ok_ = true;
+  static constexpr size_t kUnknownListedAtMost = 20;
+  size_t unknown_count_ = 0;
 };
+
+// nest.toml's tables and the keys of each, as the nest registry writes
+// cards ([generics] and [check] hold the model's own generic names, which
+// binding checks against the root block).
+const std::vector<std::pair<std::string, std::vector<std::string>>>& manifest_schema() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> schema = {
+      {"model", {"name", "title", "summary", "license", "family", "tags", "parameters"}},
+      {"links", {"huggingface", "github", "arxiv", "homepage"}},
+      {"source", {"path", "root", "entry"}},
+      {"generics", {}},
+      {"check", {}},
+      {"weights", {"repo", "revision", "files", "bindings"}},
+  };
+  return schema;
+}
+
+// Reports every top-level key and table, and every key of a known table,
+// that nest.toml does not define. A misspelled `[weigths]` or `entyr` was
+// ignored without a word.
+void report_unknown_keys(const toml::table& table, ManifestReader& reader) {
+  std::vector<std::string> tables;
+  for (const auto& [name, keys] : manifest_schema()) tables.push_back("[" + name + "]");
+  for (const auto& [key, node] : table) {
+    const std::string name(key.str());
+    const auto known = std::find_if(manifest_schema().begin(), manifest_schema().end(),
+                                    [&](const auto& entry) { return entry.first == name; });
+    if (known == manifest_schema().end()) {
+      // A table is named and matched as written, in brackets.
+      reader.unknown(node.is_table() ? "the table" : "the top-level key", node.is_table() ? "[" + name + "]" : name,
+                     tables, key.source());
+      continue;
+    }
+    const toml::table* inner = node.as_table();
+    if (inner == nullptr || known->second.empty()) continue;  // a non-table is reported where it is read
+    for (const auto& [inner_key, inner_node] : *inner) {
+      const std::string inner_name(inner_key.str());
+      if (std::find(known->second.begin(), known->second.end(), inner_name) == known->second.end()) {
+        reader.unknown("[" + name + "]", inner_name, known->second, inner_key.source());
+      }
+    }
+  }
+  reader.finish_unknown();
+}
 
 // A string field of `table`, or nothing when absent; reports a value of
 // another type.
@@ -150,7 +233,7 @@ const CardSetting* Card::generic(const std::string& name) const {
 std::string Card::path_of(const std::string& relative) const { return (fs::path(directory) / relative).string(); }
 
 std::optional<Card> read_card(const std::string& directory, syntax::SourceManager& sources,
-                              syntax::Diagnostics& diagnostics) {
+                              syntax::Diagnostics& diagnostics, bool strict) {
   const std::string manifest_path = (fs::path(directory) / "nest.toml").string();
   std::error_code ec;
   if (!fs::is_directory(directory, ec)) {
@@ -161,12 +244,12 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
   std::string read_error;
   const uint32_t file_id = sources.load(manifest_path, read_error);
   if (file_id == 0) {
-    diagnostics.error(codes::invalid_manifest, "cannot read `" + manifest_path + "`: " + read_error, syntax::Span{})
+    diagnostics.error(codes::invalid_manifest, "cannot read nest.toml: " + read_error, syntax::Span{})
         .with_help("a card is a directory holding nest.toml, linnet.toml and src/");
     return std::nullopt;
   }
   const syntax::SourceFile& file = sources.file(file_id);
-  ManifestReader reader(file_id, file, diagnostics);
+  ManifestReader reader(file_id, file, diagnostics, strict);
 
   toml::table table;
   try {
@@ -175,6 +258,8 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
     reader.error("nest.toml is not valid TOML: " + std::string(failure.description()), failure.source());
     return std::nullopt;
   }
+
+  report_unknown_keys(table, reader);
 
   Card card;
   card.directory = directory;
@@ -207,8 +292,11 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
           .with_help("name a file under the card, such as \"src/lib.linnet\"");
     } else if (fs::is_directory(file, ec)) {
       reader.error("[source] `path` = \"" + card.source_path + "\" is a directory, not a .linnet file", path->source());
-    } else if (!fs::is_regular_file(file, ec)) {
+    } else if (const std::string problem = syntax::path_problem(file.string()); problem == "does not exist") {
       reader.error("[source] `path` = \"" + card.source_path + "\": the card has no such file", path->source());
+    } else if (!problem.empty()) {
+      // A FIFO, a device, an unreadable file: said as what it is, never opened.
+      reader.error("[source] `path` = \"" + card.source_path + "\" " + problem, path->source());
     }
   }
   card.root = string_field(*source, "source", "root", reader).value_or("Model");
@@ -242,9 +330,11 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
         if (fs::is_directory(file, ec)) {
           reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\" is a directory, not a JSON file",
                        named->source());
-        } else if (!fs::exists(file, ec)) {
+        } else if (const std::string problem = syntax::path_problem(file.string()); problem == "does not exist") {
           reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\": the card has no such file",
                        named->source());
+        } else if (!problem.empty()) {
+          reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\" " + problem, named->source());
         }
       }
     } else {

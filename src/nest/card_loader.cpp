@@ -1,17 +1,19 @@
 // The shared card reader (card_loader.hpp).
 #include "linnet/nest/card_loader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "linnet/eval/error.hpp"
+#include "linnet/nest/binding_audit.hpp"
 #include "linnet/nest/bind_from.hpp"
 #include "linnet/syntax/suggest.hpp"
 
 namespace linnet::nest {
 
 std::optional<CardFiles> read_card_files(const std::string& directory, syntax::SourceManager& sources,
-                                         syntax::Diagnostics& diagnostics) {
-  std::optional<Card> card = read_card(directory, sources, diagnostics);
+                                         syntax::Diagnostics& diagnostics, bool strict) {
+  std::optional<Card> card = read_card(directory, sources, diagnostics, strict);
   if (!card) return std::nullopt;
   CardFiles files{std::move(*card), Bindings()};
   if (files.card.weights && !files.card.weights->bindings.empty()) {
@@ -26,7 +28,7 @@ std::optional<CardFiles> read_card_files(const std::string& directory, syntax::S
 std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program& program,
                                          const std::vector<std::string>& binds, syntax::Diagnostics& diagnostics,
                                          const std::string& root_override, const std::string& entry_override,
-                                         const std::string& bind_from) {
+                                         const std::string& bind_from, const PresetBinds& preset, bool strict) {
   std::string root_name = root_override.empty() ? card.root : root_override;
   // An unqualified root names a block of the card's own source module
   // first: a program loaded from several cards (`check A B`) has a `Model`
@@ -66,38 +68,84 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
         .note("its entries are " + (names.empty() ? std::string("none") : names));
     return std::nullopt;
   }
-  std::vector<std::string> texts;
-  size_t from_file_count = 0;  // the first texts come from --bind-from
+  // [check] names entry generics (`B`, `S`): one that no entry of the root
+  // (nor the block) declares is an unknown key, said as nest.toml's others.
+  std::vector<std::string> entry_generics;
+  for (const syntax::ast::FunctionItem* entry : root->entries) {
+    for (const syntax::ast::GenericParam& generic : entry->generics) entry_generics.push_back(generic.name.text);
+  }
+  // (Only for the card's own root: another --root has other entries.)
+  for (const CardSetting& setting : root_override.empty() ? card.check : std::vector<CardSetting>{}) {
+    if (root->generic(setting.name) != nullptr ||
+        std::find(entry_generics.begin(), entry_generics.end(), setting.name) != entry_generics.end()) {
+      continue;
+    }
+    std::sort(entry_generics.begin(), entry_generics.end());
+    entry_generics.erase(std::unique(entry_generics.begin(), entry_generics.end()), entry_generics.end());
+    const std::string message = "[check] `" + setting.name + "` is a generic of no entry of `" + root->qualified_name +
+                                "`" + syntax::did_you_mean(setting.name, entry_generics);
+    if (strict) {
+      diagnostics.error(codes::invalid_manifest, message, setting.span);
+      return std::nullopt;
+    }
+    diagnostics.add(syntax::warning(codes::invalid_manifest, message, setting.span)).note("it is ignored");
+  }
+  // Each text with where it came from (empty: --bind): the preset's first,
+  // then --bind-from's, then --bind's, so that the later win.
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const std::string& text : preset.texts) texts.emplace_back(text, preset.from);
   if (!bind_from.empty()) {
     std::optional<std::vector<std::string>> from_file = binds_from_file(bind_from, *root, why);
     if (!from_file) {
       diagnostics.error(eval::codes::bad_generic_arguments, "--bind-from: " + why, syntax::Span{});
       return std::nullopt;
     }
-    texts = std::move(*from_file);
-    from_file_count = texts.size();
+    for (const std::string& text : *from_file) texts.emplace_back(text, "`--bind-from " + bind_from + "`");
   }
-  texts.insert(texts.end(), binds.begin(), binds.end());
+  for (const std::string& text : binds) texts.emplace_back(text, "");
   std::vector<BindArgument> arguments;
   bool malformed = false;
-  for (size_t i = 0; i < texts.size(); ++i) {
-    const std::string& text = texts[i];
+  for (const auto& [text, from] : texts) {
     std::optional<BindArgument> bind = parse_bind_argument(text);
     if (!bind) {
       diagnostics.error(eval::codes::bad_generic_arguments,
-                        (i < from_file_count ? "`--bind-from " + bind_from + "` gives `" + text + "`, which"
-                                             : "`--bind " + text + "`") +
+                        (from.empty() ? "`--bind " + text + "`" : from + " gives `" + text + "`, which") +
                             " is not of the form NAME=VALUE",
                         syntax::Span{});
       malformed = true;
       continue;
     }
-    if (i < from_file_count) bind->from_file = bind_from;
+    bind->from = from;
     arguments.push_back(*bind);
   }
   std::optional<BoundGenerics> bound = bind_generics(*root, card, arguments, diagnostics);
   if (!bound || malformed) return std::nullopt;
   return ResolvedCard{std::move(*root), std::move(*bound)};
+}
+
+std::vector<syntax::Diagnostic> audit_card_binding_paths(const Card& card, const Bindings& bindings,
+                                                         const RootBlock& root, const eval::GenericBindings& generics,
+                                                         eval::Interpreter& interpreter,
+                                                         const std::vector<eval::ParameterInfo>* manifest, bool strict) {
+  if (bindings.size() == 0 || root.block == nullptr) return {};
+  std::vector<eval::ParameterInfo> listed;
+  std::optional<std::vector<eval::ParameterInfo>> published;
+  try {
+    if (manifest == nullptr) {
+      listed = interpreter.parameters(root.qualified_name, generics);
+      manifest = &listed;
+    }
+    // The card's own sizes list every layer bindings.json names, where a
+    // run with `--bind Layers=2` lists two.
+    syntax::Diagnostics unused;
+    if (std::optional<BoundGenerics> own = bind_generics(root, card, {}, unused)) {
+      published = own->model == generics ? *manifest : interpreter.parameters(root.qualified_name, own->model);
+    }
+  } catch (const std::exception&) {
+    // A block that cannot be listed is the command's own error to report.
+    if (manifest == nullptr) return {};
+  }
+  return audit_binding_paths(*manifest, published ? &*published : nullptr, bindings, root.qualified_name, strict);
 }
 
 }  // namespace linnet::nest

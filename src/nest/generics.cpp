@@ -185,8 +185,8 @@ std::optional<RootBlock> find_module_entries(const syntax::Program& program, std
 }
 
 std::string BindArgument::origin() const {
-  if (from_file.empty()) return "`--bind " + name + "=" + value + "`";
-  return "`" + name + "=" + value + "` from `--bind-from " + from_file + "`";
+  if (from.empty()) return "`--bind " + name + "=" + value + "`";
+  return "`" + name + "=" + value + "` from " + from;
 }
 
 std::optional<BindArgument> parse_bind_argument(std::string_view text) {

@@ -283,7 +283,7 @@ uint64_t TensorRecord::element_count() const {
 
 SafetensorsFile SafetensorsFile::open(const std::string& path) {
   Complaints complain(path);
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));  // a FIFO must not block
   if (fd.get() < 0) throw complain.file(std::string("cannot open: ") + std::strerror(errno));
   struct stat info {};
   if (fstat(fd.get(), &info) != 0) throw complain.file(std::string("cannot stat: ") + std::strerror(errno));

@@ -1,5 +1,6 @@
 // Scripts of entry calls.
 #include "linnet/nest/script.hpp"
+#include "linnet/syntax/file_reading.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -147,12 +148,10 @@ std::vector<ScriptCall> parse_script(std::string_view json, const std::string& b
 }
 
 std::vector<ScriptCall> read_script(const std::string& path, const Session& session) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read the script `" + path + "`");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text, problem;
+  if (!syntax::read_whole_file(path, text, problem)) throw InputError("the script `" + path + "` " + problem);
   try {
-    return parse_script(text.str(), std::filesystem::path(path).parent_path().string(), session);
+    return parse_script(text, std::filesystem::path(path).parent_path().string(), session);
   } catch (const InputError& failure) {
     throw InputError("`" + path + "`: " + failure.what());
   }

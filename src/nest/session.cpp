@@ -136,7 +136,7 @@ bool Session::instantiate(eval::ParameterSource& source) {
     return false;
   } catch (const std::exception& failure) {
     // A checkpoint problem found while reading a tensor (CheckpointError).
-    diagnostics_.error(eval::codes::parameter_binding, std::string("cannot bind the weights: ") + failure.what(),
+    diagnostics_.error(eval::codes::malformed_file, std::string("cannot bind the weights: ") + failure.what(),
                        syntax::Span{});
     return false;
   }
@@ -154,17 +154,24 @@ bool Session::read_sources(const std::string& path) {
 
 bool Session::load_program() {
   // The card reader every command shares (card_loader.hpp).
-  std::optional<CardFiles> files = read_card_files(options_.card, *sources_, diagnostics_);
+  std::optional<CardFiles> files = read_card_files(options_.card, *sources_, diagnostics_, options_.strict);
   if (!files) return false;
   card_ = std::move(files->card);
   bindings_ = std::move(files->bindings);
   if (!read_sources(options_.card)) return false;
   std::optional<ResolvedCard> resolved =
-      resolve_card(*card_, *program_, options_.binds, diagnostics_, "", "", options_.bind_from);
+      resolve_card(*card_, *program_, options_.binds, diagnostics_, "", "", options_.bind_from,
+                   PresetBinds{options_.preset_binds, options_.preset_binds_from}, options_.strict);
   if (!resolved) return false;
   root_ = std::move(resolved->root);
   bound_ = std::move(resolved->generics);
-  return make_interpreter_and_list();
+  if (!make_interpreter_and_list()) return false;
+  // bindings.json keys that name no parameter: warnings, errors under --strict.
+  for (syntax::Diagnostic& finding :
+       audit_card_binding_paths(*card_, bindings_, *root_, bound_.model, *interpreter_, &manifest_, options_.strict)) {
+    diagnostics_.add(std::move(finding));
+  }
+  return !diagnostics_.has_errors();
 }
 
 // Binds the generics (the card's and --bind), makes the interpreter and
@@ -293,7 +300,8 @@ bool Session::load_checkpoint() {
                                                    ? Checkpoint::open(weights_location_.directory)
                                                    : Checkpoint::open_files(weights_location_.files));
   } catch (const std::exception& failure) {
-    diagnostics_.add(plain_error(failure.what()));
+    // No checkpoint where one is named, or a file of it malformed.
+    diagnostics_.error(eval::codes::malformed_file, failure.what(), syntax::Span{});
     return false;
   }
 
@@ -303,7 +311,8 @@ bool Session::load_checkpoint() {
     std::string why;
     config_ = read_model_config(config_path, why);
     if (!config_) {
-      diagnostics_.add(syntax::warning("", "ignoring the checkpoint's config: " + why, syntax::Span{}));
+      diagnostics_.add(
+          syntax::warning(eval::codes::malformed_file, "ignoring the checkpoint's config: " + why, syntax::Span{}));
     } else {
       ConfigComparison comparison = compare_config(*config_, bound_.model);
       for (const std::string& warning : comparison.warnings) {

@@ -1,5 +1,6 @@
 // Finding a card's checkpoint, and reading its config.json.
 #include "linnet/nest/weights.hpp"
+#include "linnet/syntax/file_reading.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -19,10 +20,11 @@ std::string environment(const char* name) {
 }
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  // Never blocks on a FIFO; what cannot be read reads as empty, which the
+  // callers report as not JSON.
+  std::string text, problem;
+  if (!syntax::read_whole_file(path.string(), text, problem)) return "";
+  return text;
 }
 
 // A directory with a sharding index or a model.safetensors opens as a whole.

@@ -1,5 +1,6 @@
 // Loading a program: inputs to files, files to parsed modules, `use`
 // declarations to the modules and items they name, and import cycles.
+#include "linnet/syntax/file_reading.hpp"
 #include "linnet/syntax/package.hpp"
 
 #include <algorithm>
@@ -147,13 +148,15 @@ class ProgramLoader {
     const fs::path path(input);
     if (fs::is_regular_file(path, ec)) return {path};
     if (!fs::is_directory(path, ec)) {
-      diagnostics_.error("", "no such file or directory: `" + input + "`", Span{});
+      // `/dev/null` exists: say what it is rather than "no such file".
+      const std::string problem = path_problem(input, PathUse::FileOrDirectory);
+      diagnostics_.error("", "`" + input + "` " + (problem.empty() ? "is not a file or directory" : problem), Span{});
       return {};
     }
     std::vector<fs::path> files;
     if (fs::is_regular_file(path / "linnet.toml", ec)) {
       // A package; a card names its source file in nest.toml.
-      if (fs::is_regular_file(path / "nest.toml", ec)) {
+      if (fs::exists(path / "nest.toml", ec)) {
         if (std::optional<fs::path> source = card_source(path)) files.push_back(*source);
       }
       for (const fs::path& file : linnet_files_under(path / "src")) files.push_back(file);
@@ -171,8 +174,14 @@ class ProgramLoader {
   // The `[source] path` of a card's nest.toml.
   std::optional<fs::path> card_source(const fs::path& dir) {
     const std::string manifest = (dir / "nest.toml").string();
+    // Read without blocking (a FIFO named nest.toml) before TOML parses it.
+    std::string text, problem;
+    if (!read_whole_file(manifest, text, problem)) {
+      diagnostics_.error("", "cannot read `" + manifest + "`: it " + problem, Span{});
+      return std::nullopt;
+    }
     try {
-      const toml::table table = toml::parse_file(manifest);
+      const toml::table table = toml::parse(text, manifest);
       const std::optional<std::string> source = table["source"]["path"].value<std::string>();
       if (!source) {
         diagnostics_.error("", "`" + manifest + "` has no [source] `path`", Span{})

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "linnet/syntax/file_reading.hpp"
+
 namespace linnet::syntax {
 
 Span Span::merge(Span a, Span b) {
@@ -70,14 +72,13 @@ uint32_t SourceManager::add(std::string path, std::string text) {
 }
 
 uint32_t SourceManager::load(const std::string& path, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot read `" + path + "`";
+  // Never blocks on a FIFO, and says what a path that is no file is.
+  std::string text, problem;
+  if (!read_whole_file(path, text, problem)) {
+    error = "`" + path + "` " + problem;
     return 0;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return add(path, buffer.str());
+  return add(path, std::move(text));
 }
 
 }  // namespace linnet::syntax

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "linnet/tensor/npz.hpp"
+#include "linnet/syntax/file_reading.hpp"
 
 namespace linnet::tensor {
 namespace {
@@ -12,8 +13,8 @@ namespace {
 constexpr std::string_view kNpySuffix = ".npy";
 
 std::vector<std::byte> read_whole_file(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw FormatError(path + ": is a directory, not a file");
+  // A FIFO would block the read, /dev/zero never end: only regular files.
+  if (const std::string problem = syntax::path_problem(path); !problem.empty()) throw FormatError(path + ": " + problem);
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw FormatError(path + ": cannot open (" + std::strerror(errno) + ")");
   std::streamoff size = in.tellg();

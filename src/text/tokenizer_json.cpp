@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "tokenizer_impl.hpp"
+#include "linnet/syntax/file_reading.hpp"
 
 namespace linnet::text {
 
@@ -364,11 +365,9 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& origin)
 }
 
 Tokenizer Tokenizer::from_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TokenizerError("cannot read `" + path + "`");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return from_json(text.str(), path);
+  std::string text, problem;
+  if (!syntax::read_whole_file(path, text, problem)) throw TokenizerError("`" + path + "` " + problem);
+  return from_json(text, path);
 }
 
 }  // namespace linnet::text

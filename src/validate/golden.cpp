@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include "linnet/nest/inputs.hpp"
+#include "linnet/syntax/file_reading.hpp"
 
 namespace linnet::validate {
 
@@ -17,7 +18,7 @@ std::string bind_argument(std::string_view name, simdjson::dom::element value, c
   std::string_view text;
   if (value.get(dim) == simdjson::SUCCESS) return std::string(name) + "=" + std::to_string(dim);
   if (value.get(text) == simdjson::SUCCESS) return std::string(name) + "=" + std::string(text);
-  throw GoldenError(meta_path + ": linnet_generics." + std::string(name) + " is neither an integer nor a string");
+  throw GoldenFormatError(meta_path + ": linnet_generics." + std::string(name) + " is neither an integer nor a string");
 }
 
 }  // namespace
@@ -29,14 +30,14 @@ std::string GoldenCase::path_of(const std::string& file) const {
 tensor::Tensor GoldenCase::tensor(const std::string& member, tensor::DType dtype, int rank) const {
   const std::string where = path_of("expected.npz");
   const auto found = arrays.find(member);
-  if (found == arrays.end()) throw GoldenError(where + " has no member `" + member + "`");
+  if (found == arrays.end()) throw GoldenFormatError(where + " has no member `" + member + "`");
   const tensor::NpyArray& array = found->second;
   if (array.dtype != dtype) {
-    throw GoldenError(where + ": `" + member + "` is " + std::string(tensor::dtype_name(array.dtype)) + ", expected " +
+    throw GoldenFormatError(where + ": `" + member + "` is " + std::string(tensor::dtype_name(array.dtype)) + ", expected " +
                       std::string(tensor::dtype_name(dtype)));
   }
   if (rank >= 0 && static_cast<int>(array.shape.size()) != rank) {
-    throw GoldenError(where + ": `" + member + "` has " + std::to_string(array.shape.size()) + " axes, expected " +
+    throw GoldenFormatError(where + ": `" + member + "` has " + std::to_string(array.shape.size()) + " axes, expected " +
                       std::to_string(rank));
   }
   return nest::tensor_from_npy(array);
@@ -45,35 +46,39 @@ tensor::Tensor GoldenCase::tensor(const std::string& member, tensor::DType dtype
 GoldenCase read_golden_case(const std::string& directory) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_directory(directory, ec)) throw GoldenError("`" + directory + "` is not a golden case directory");
+  if (!fs::is_directory(directory, ec)) throw GoldenFormatError("`" + directory + "` is not a golden case directory");
   GoldenCase golden;
   golden.directory = directory;
   golden.name = fs::path(directory).lexically_normal().filename().string();
   if (golden.name.empty()) golden.name = fs::path(directory).lexically_normal().parent_path().filename().string();
 
   const std::string meta_path = golden.path_of("meta.json");
-  if (!fs::is_regular_file(meta_path, ec)) throw GoldenError(meta_path + " is missing");
+  if (const std::string problem = syntax::path_problem(meta_path); !problem.empty()) {
+    throw GoldenFormatError(meta_path + (problem == "does not exist" ? " is missing" : " " + problem));
+  }
   simdjson::dom::parser parser;
   simdjson::dom::element meta;
   if (auto error = parser.load(meta_path).get(meta)) {
-    throw GoldenError(meta_path + " is not valid JSON: " + std::string(simdjson::error_message(error)));
+    throw GoldenFormatError(meta_path + " is not valid JSON: " + std::string(simdjson::error_message(error)));
   }
-  if (!meta.is_object()) throw GoldenError(meta_path + " does not hold a JSON object");
+  if (!meta.is_object()) throw GoldenFormatError(meta_path + " does not hold a JSON object");
   std::string_view case_name;
   if (meta["case"].get(case_name) == simdjson::SUCCESS && !case_name.empty()) golden.name = std::string(case_name);
   simdjson::dom::element generics;
   if (meta["linnet_generics"].get(generics) == simdjson::SUCCESS) {
     simdjson::dom::object entries;
-    if (generics.get(entries)) throw GoldenError(meta_path + ": linnet_generics is not an object");
+    if (generics.get(entries)) throw GoldenFormatError(meta_path + ": linnet_generics is not an object");
     for (auto [name, value] : entries) golden.binds.push_back(bind_argument(name, value, meta_path));
   }
 
   const std::string npz_path = golden.path_of("expected.npz");
-  if (!fs::is_regular_file(npz_path, ec)) throw GoldenError(npz_path + " is missing");
+  if (const std::string problem = syntax::path_problem(npz_path); !problem.empty()) {
+    throw GoldenFormatError(npz_path + (problem == "does not exist" ? " is missing" : " " + problem));
+  }
   try {
     golden.arrays = tensor::read_npz(npz_path);
   } catch (const std::exception& failure) {  // FormatError, or the file could not be read
-    throw GoldenError(failure.what());
+    throw GoldenFormatError(failure.what());
   }
   return golden;
 }

@@ -54,9 +54,9 @@ Mxfp4Report validate_mxfp4(const std::string& golden_dir, const std::string& std
   const Tensor blocks = golden.tensor("blocks", DType::U8, 4);
   const Tensor scales = golden.tensor("scales", DType::U8, 3);
   const int64_t experts = blocks.extent(0), rows = blocks.extent(1), groups = blocks.extent(2);
-  if (blocks.extent(3) != 16) throw GoldenError(npz + ": `blocks` must be [E, Out, G, 16]");
+  if (blocks.extent(3) != 16) throw GoldenFormatError(npz + ": `blocks` must be [E, Out, G, 16]");
   if (scales.shape() != tensor::Shape{experts, rows, groups}) {
-    throw GoldenError(npz + ": `scales` must be [E, Out, G] = " + shape_text({experts, rows, groups}) +
+    throw GoldenFormatError(npz + ": `scales` must be [E, Out, G] = " + shape_text({experts, rows, groups}) +
                       " for `blocks` " + shape_text(blocks.shape()));
   }
   // transformers' layout: [E, G * 32, Out].
@@ -66,7 +66,7 @@ Mxfp4Report validate_mxfp4(const std::string& golden_dir, const std::string& std
   const Tensor reference_bf16 = golden.tensor("bf16_bits", DType::U16, 3);
   for (const auto& [name, array] : {std::pair{"f32", &reference_f32}, std::pair{"bf16_bits", &reference_bf16}}) {
     if (array->shape() != transposed) {
-      throw GoldenError(npz + ": `" + name + "` is " + shape_text(array->shape()) + ", expected [E, G * 32, Out] = " +
+      throw GoldenFormatError(npz + ": `" + name + "` is " + shape_text(array->shape()) + ", expected [E, G * 32, Out] = " +
                         shape_text(transposed));
     }
   }

@@ -47,24 +47,24 @@ References read_references(const GoldenCase& golden, DType dtype) {
   refs.length = refs.tokens.extent(1);
   refs.steps = refs.generated.extent(1);
   const std::string npz = golden.path_of("expected.npz");
-  if (refs.batch < 1 || refs.length < 1) throw GoldenError(npz + ": `tokens` is empty");
+  if (refs.batch < 1 || refs.length < 1) throw GoldenFormatError(npz + ": `tokens` is empty");
   if (refs.logits.extent(0) != refs.batch || refs.logits.extent(1) != refs.length) {
-    throw GoldenError(npz + ": `" + refs.logits_member + "` does not have the [B, S] of `tokens` as its first axes");
+    throw GoldenFormatError(npz + ": `" + refs.logits_member + "` does not have the [B, S] of `tokens` as its first axes");
   }
   const int64_t vocab = refs.logits.extent(2);
   if (refs.generated.extent(0) != refs.batch || refs.steps < 1) {
-    throw GoldenError(npz + ": `generated` is not [B, N] with the B of `tokens` and N > 0");
+    throw GoldenFormatError(npz + ": `generated` is not [B, N] with the B of `tokens` and N > 0");
   }
   if (refs.decode_logits.extent(0) != refs.batch || refs.decode_logits.extent(1) != refs.steps ||
       refs.decode_logits.extent(2) != vocab) {
-    throw GoldenError(npz + ": `" + refs.decode_member + "` is not [B, N, V] with the B and N of `generated` and the V of `" +
+    throw GoldenFormatError(npz + ": `" + refs.decode_member + "` is not [B, N, V] with the B and N of `generated` and the V of `" +
                       refs.logits_member + "`");
   }
   if (refs.other_logits && refs.other_logits->shape() != refs.logits.shape()) {
-    throw GoldenError(npz + ": `logits_f32` and `" + refs.logits_member + "` differ in shape");
+    throw GoldenFormatError(npz + ": `logits_f32` and `" + refs.logits_member + "` differ in shape");
   }
   if (refs.other_decode_logits && refs.other_decode_logits->shape() != refs.decode_logits.shape()) {
-    throw GoldenError(npz + ": `generated_logits_f32` and `" + refs.decode_member + "` differ in shape");
+    throw GoldenFormatError(npz + ": `generated_logits_f32` and `" + refs.decode_member + "` differ in shape");
   }
   return refs;
 }
@@ -329,8 +329,10 @@ Report validate_card(const ValidateOptions& options) {
 
   nest::SessionOptions session_options;
   session_options.card = options.card;
-  session_options.binds = golden.binds;
-  session_options.binds.insert(session_options.binds.end(), options.binds.begin(), options.binds.end());
+  // meta.json's generics are named as coming from it, not as a --bind.
+  session_options.preset_binds = golden.binds;
+  session_options.preset_binds_from = "`" + golden.path_of("meta.json") + "` (linnet_generics)";
+  session_options.binds = options.binds;
   session_options.binds.push_back("T=" + std::string(tensor::dtype_name(options.dtype)));  // the last bind wins
   session_options.communicator = options.communicator;
   session_options.weights = {options.golden_dir};
@@ -346,6 +348,7 @@ Report validate_card(const ValidateOptions& options) {
   }
 
   Report report;
+  if (!session.diagnostics().all().empty()) report.load_warnings = session.render_diagnostics();
   report.case_name = golden.name;
   report.card = session.card().name;
   report.dtype = options.dtype;

@@ -1,5 +1,7 @@
 // The exit-status table of docs/commands.md, row by row, for every command:
 // 0 success, 1 a problem with the input, 2 a wrong command line.
+#include <sys/stat.h>
+
 #include "cli_test_util.hpp"
 #include "nest/test_run_golden.hpp"
 
@@ -211,4 +213,44 @@ TEST_CASE("exit 0: success", "[cli][exit]") {
   expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=[[1,2,3]]"}, 0, "forward:");
   expect(with_golden({"generate", kQwen}) + std::vector<std::string>{"--tokens", "1,2", "--max-new", "2"}, 0);
   expect({"--version"}, 0, "linnet");
+}
+
+TEST_CASE("exit 2: a path that exists but is no file to read is said to be what it is, and a FIFO never blocks",
+          "[cli][exit]") {
+  // `check /dev/null` said "no such file"; a FIFO as --weights or --script
+  // would have waited forever for a writer.
+  ScratchDir scratch;
+  const std::string fifo = scratch.file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string card = "nest/mistral-7b-instruct-v0.3";
+  for (const std::string& path : {std::string("/dev/null"), fifo}) {
+    const std::string kind = path == fifo ? "is a FIFO (named pipe), not a" : "is a character device, not a";
+    expect({"check", path}, 2, "`" + path + "` " + kind + " file");
+    expect({"explain", path}, 2, kind);
+    expect({"run", card, "--weights", path, "--input", "tokens=1"}, 2, "--weights `" + path + "` " + kind);
+    expect({"generate", card, "--weights", path, "--tokens", "1"}, 2, "--weights `" + path + "` " + kind);
+    expect({"inspect", "--parameters", card, "--weights", path}, 2, kind);
+    expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--script", path}, 2, "--script `" + path + "` " + kind);
+    expect({"run", card, "--bind-from", path}, 2, "--bind-from `" + path + "` " + kind);
+    expect({"tokenize", path, "hello"}, 2, kind);
+    expect({"validate", card, path}, 2, kind + " directory");
+    expect({"inspect", "--tokens", path}, 2, kind);
+  }
+  // --out a FIFO: the writability probe waited for a reader forever.
+  REQUIRE(::mkfifo((fifo + ".npz").c_str(), 0600) == 0);
+  expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=1", "--out", fifo + ".npz"}, 2,
+         "--out `" + fifo + ".npz` is a FIFO (named pipe), not a file");
+  // A card whose nest.toml is a FIFO: E5001, at once.
+  const std::string fifo_card = scratch.file("card");
+  std::filesystem::copy(cli_test::source_path(card), fifo_card, std::filesystem::copy_options::recursive);
+  std::filesystem::remove(fifo_card + "/nest.toml");
+  REQUIRE(::mkfifo((fifo_card + "/nest.toml").c_str(), 0600) == 0);
+  expect({"check", fifo_card}, 1, "is a FIFO");
+  expect({"run", fifo_card}, 1, "is a FIFO");
+  // An unreadable file (unless root, whom permissions do not stop).
+  if (::geteuid() != 0) {
+    const std::string locked = scratch.write("locked.linnet", "module locked\n");
+    REQUIRE(::chmod(locked.c_str(), 0) == 0);
+    expect({"check", locked}, 2, "cannot be read: Permission denied");
+  }
 }

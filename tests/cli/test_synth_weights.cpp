@@ -124,7 +124,7 @@ TEST_CASE("synth-weights diagnoses bad arguments", "[synth-weights]") {
 
   cli_test::Outcome outcome = run_linnet({"synth-weights", "nest/no-such-card", "--out", out});
   CHECK(outcome.status == 2);
-  CHECK(contains(outcome.err, "not a card directory"));
+  CHECK(contains(outcome.err, "`nest/no-such-card` does not exist; a card is a directory holding nest.toml"));
 
   outcome = run_linnet({"synth-weights", qwen.card});
   CHECK(outcome.status == 2);

@@ -27,6 +27,10 @@ inline constexpr const char* parameter_binding = "E6003";  // a parameter missin
 inline constexpr const char* bad_input = "E6004";          // an entry input that does not fit its parameter
 inline constexpr const char* resource_limit = "E6005";     // a loop or a tensor past the interpreter's limits
 inline constexpr const char* collective = "E6006";         // a collective the processes of a run cannot perform
+// A weights or data file that is not what it claims: a malformed safetensors
+// file (header, truncated data, dtype), shard index or config.json, a golden
+// case's meta.json or .npz, an input .npy; or no checkpoint where one is named.
+inline constexpr const char* malformed_file = "E6007";
 
 // The specification's codes for the static rules a run can also break.
 inline constexpr const char* unknown_symbol = "E1201";

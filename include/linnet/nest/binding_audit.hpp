@@ -26,8 +26,23 @@ namespace linnet::nest {
 std::vector<std::string> unexpected_tensors(const std::vector<eval::ParameterInfo>& manifest,
                                             const Checkpoint& checkpoint, const Bindings& bindings);
 
-// E6003 diagnostics for both slips: warnings, or errors when `strict`.
+// E6003 diagnostics for both slips: warnings, or errors when `strict`. A
+// tensor bound by a bindings.json key that names no parameter is left to
+// audit_binding_paths, which reports the key itself.
 std::vector<syntax::Diagnostic> audit_bindings(const std::vector<eval::ParameterInfo>& manifest,
                                                const Checkpoint& checkpoint, const Bindings& bindings, bool strict);
+
+// E6003 for every bindings.json key that names no `param` or `buffer` of
+// the model (a misspelled path: its tensor may still be read, by another
+// key or by a parameter of that very name, so the checkpoint audit above
+// cannot see it), at the key's line and column with the nearest path:
+// warnings, or errors when `strict`. Needs no checkpoint, so that every
+// command reports it. A key is a parameter when `manifest` (the run's) or
+// `published` (the card's own [generics], when they bind alone; may be
+// null) lists it; without `published`, a key of a layer past a truncation
+// is one when the same path at index 0 is.
+std::vector<syntax::Diagnostic> audit_binding_paths(const std::vector<eval::ParameterInfo>& manifest,
+                                                    const std::vector<eval::ParameterInfo>* published,
+                                                    const Bindings& bindings, const std::string& model, bool strict);
 
 }  // namespace linnet::nest

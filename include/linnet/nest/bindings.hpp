@@ -44,9 +44,19 @@ class Bindings {
   // The file read, for messages; empty for identity bindings.
   const std::string& source() const { return source_; }
 
+  // Where each parameter path is written in the file (its quoted key), when
+  // it was read with positions (read_bindings with a SourceManager).
+  void set_key_spans(std::map<std::string, syntax::Span> spans) { key_spans_ = std::move(spans); }
+  // The key's span, or an empty Span.
+  syntax::Span key_span(const std::string& path) const {
+    const auto found = key_spans_.find(path);
+    return found == key_spans_.end() ? syntax::Span{} : found->second;
+  }
+
  private:
   std::map<std::string, std::string> tensor_by_path_;
   std::string source_;
+  std::map<std::string, syntax::Span> key_spans_;
 };
 
 // Reads a bindings.json: one flat object of strings. Reports E5001 (a file

@@ -63,8 +63,10 @@ struct Card {
 };
 
 // Reads `<directory>/nest.toml` (added to `sources`). Returns nothing when
-// it is missing or malformed; every problem found is in `diagnostics`.
+// it is missing or malformed; every problem found is in `diagnostics`. A
+// key or table nest.toml does not define is an E5001 warning at its
+// position, with the nearest known name, and an error when `strict`.
 std::optional<Card> read_card(const std::string& directory, syntax::SourceManager& sources,
-                              syntax::Diagnostics& diagnostics);
+                              syntax::Diagnostics& diagnostics, bool strict = false);
 
 }  // namespace linnet::nest

@@ -56,9 +56,10 @@ std::optional<RootBlock> find_module_entries(const syntax::Program& program, std
 struct BindArgument {
   std::string name;
   std::string value;
-  // Where it came from, for messages: empty for `--bind`, else the file of
-  // `--bind-from` (a value there is not a `--bind` the user typed).
-  std::string from_file;
+  // Where it came from, for messages: empty for `--bind`, else a phrase
+  // naming the file ("`--bind-from meta.json`", "`golden/a/meta.json`
+  // (linnet_generics)"): a value there is not a `--bind` the user typed.
+  std::string from;
   // "`--bind H=64`" or "`H=64` from `--bind-from meta.json`".
   std::string origin() const;
 };

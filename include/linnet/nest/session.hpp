@@ -48,6 +48,10 @@ struct SessionOptions {
   uint64_t seed = 0;
   std::vector<std::string> binds;     // "K=V", over nest.toml's [generics]
   std::string bind_from;              // --bind-from FILE (bind_from.hpp), before `binds`; cards only
+  // Values before even those, named as coming from a file of their own
+  // (validate: the golden case's meta.json); cards only.
+  std::vector<std::string> preset_binds;
+  std::string preset_binds_from;
   std::vector<std::string> weights;   // --weights paths; empty: the Hugging Face cache
   std::string std_dir;                // the standard library
   // `equivalent` by default, as upstream's tools run models: native

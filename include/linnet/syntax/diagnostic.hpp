@@ -77,6 +77,12 @@ std::string render_text(const Diagnostics& diagnostics, const SourceManager& sou
 // The JSON document {"version": 1, "diagnostics": [...], "summary": {...}}.
 std::string render_json(const Diagnostics& diagnostics, const SourceManager& sources);
 
+// `text` safe to print on a terminal: control characters (but line breaks
+// and tabs), bidirectional overrides and bytes that are not UTF-8 written as
+// `\u{1b}` and `\xff`, as render_text writes snippets and messages. For
+// messages printed on their own that quote a file's contents.
+std::string printable(std::string_view text);
+
 // JSON string escaping, shared by every JSON writer in the project:
 // json_escape gives the inside of a string literal, json_quote the literal.
 std::string json_escape(std::string_view text);

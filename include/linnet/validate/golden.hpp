@@ -29,6 +29,13 @@ class GoldenError : public std::runtime_error {
   using runtime_error::runtime_error;
 };
 
+// A golden case's file that is not what it should be (meta.json not JSON,
+// expected.npz not an archive, a member of another dtype or shape): E6007.
+class GoldenFormatError : public GoldenError {
+ public:
+  using GoldenError::GoldenError;
+};
+
 struct GoldenCase {
   std::string directory;
   std::string name;  // meta.json's "case", else the directory's name

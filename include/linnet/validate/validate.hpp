@@ -119,6 +119,7 @@ struct Report {
   Tolerances tolerances;
   std::vector<CheckResult> checks;
   std::vector<std::string> notes;  // checks skipped, and why
+  std::string load_warnings;       // the card's warnings on loading, rendered (stderr)
 
   // Every check that compared something passed, and at least one did.
   bool pass() const;
