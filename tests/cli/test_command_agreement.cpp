@@ -193,3 +193,12 @@ TEST_CASE("explain refuses an --entry that names neither a function nor Block.me
     CHECK(contains(outcome.err, "is neither FUNCTION nor Block.method"));
   }
 }
+
+TEST_CASE("check names a path that is neither a file nor a directory", "[agreement]") {
+  // It said "no such file or directory" of /dev/null, which exists.
+  const Outcome outcome = run_linnet({"check", "/dev/null"});
+  INFO(outcome.err);
+  CHECK(outcome.status == 2);
+  CHECK(contains(outcome.err, "`/dev/null` is neither a file nor a directory"));
+  CHECK_FALSE(contains(outcome.err, "no such file"));
+}
