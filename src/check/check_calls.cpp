@@ -263,6 +263,31 @@ void solve_pending(Inference& inference, Solver& solver) {
   }
 }
 
+// Whether `type` still names one of `generics` that `bound` leaves open.
+bool mentions_unbound_generic(const Type& type, const std::vector<GenericParamInfo>& generics,
+                              const Substitution& bound) {
+  auto open = [&](const std::string& name) {
+    for (const GenericParamInfo& g : generics) {
+      if (g.name == name) return !bound.dims.count(name) && !bound.packs.count(name) && !bound.dtypes.count(name);
+    }
+    return false;
+  };
+  if (type.dtype.kind == DTypeRef::Kind::Generic && open(type.dtype.name)) return true;
+  for (const ShapeItem& item : type.shape) {
+    if (item.is_pack()) {
+      if (open(item.pack)) return true;
+      continue;
+    }
+    for (const std::string& symbol : item.dim.symbols()) {
+      if (open(symbol)) return true;
+    }
+  }
+  for (const TypePtr& element : type.elements) {
+    if (element && mentions_unbound_generic(*element, generics, bound)) return true;
+  }
+  return false;
+}
+
 // A method of a block (or a struct) written with too few generic arguments
 // (`sub norm: RmsNorm<H>`) gets the defaults for the rest (`T = bf16`). When
 // an argument does not fit, and would fit were those generics inferred from
@@ -497,6 +522,17 @@ TypePtr Checker::Impl::call_function(const ast::CallExpr& call, FunctionDecl& ca
   }
   if (!ok || !callee.signature_ok) return error_type();
 
+  // An argument that is a result typed through a defaulting declaration
+  // (`f(x, norm.forward(x))`) and does not fit: the declaration is blamed
+  // when the parameter's type is known here, none of the callee's own
+  // generics left open.
+  auto blame_argument_default = [&](std::size_t i, const char* code) {
+    if (!actual[i]->from_defaults) return false;
+    const TypePtr target = substitute(callee.params[i].type, inference.bound);
+    return !mentions_unbound_generic(*target, callee.generics, inference.bound) &&
+           blame_defaulted_tensor(actual[i], target, code, code, assigned[i]->value->span,
+                                  "argument " + quoted(callee.params[i].name) + " of " + what, cx);
+  };
   // Inference and argument types.
   const Inference before_arguments = inference;
   std::vector<std::pair<DTypeRef, std::pair<TypePtr, Span>>> literals;
@@ -507,6 +543,10 @@ TypePtr Checker::Impl::call_function(const ast::CallExpr& call, FunctionDecl& ca
     if (unifier.mismatch.failed && instance &&
         blame_defaulted_generics(*this, callee, *instance, before_arguments, assigned, actual, i,
                                  unifier.mismatch.code, unifier.mismatch.message, cx)) {
+      ok = false;
+      continue;
+    }
+    if (unifier.mismatch.failed && blame_argument_default(i, unifier.mismatch.code)) {
       ok = false;
       continue;
     }
@@ -577,6 +617,10 @@ TypePtr Checker::Impl::call_function(const ast::CallExpr& call, FunctionDecl& ca
                                                                                 ? actual[i]->shape
                                                                                 : Shape{}),
                                              cx)) {
+      ok = false;
+      break;
+    }
+    if (blame_argument_default(i, "E2202")) {
       ok = false;
       break;
     }

@@ -592,6 +592,22 @@ bool Checker::Impl::same_type(const TypePtr& a, const TypePtr& b, Context& cx) {
   }
 }
 
+bool Checker::Impl::blame_defaulted_tensor(const TypePtr& value, const TypePtr& target, const char* dtype_code,
+                                           const char* shape_code, Span span, const std::string& what, Context& cx) {
+  if (!value->from_defaults || value->kind != TypeKind::Tensor || target->kind != TypeKind::Tensor) return false;
+  // A method's result whose defaulted dtype or axes are all that differ:
+  // the declaration that left them out is to blame.
+  std::map<std::string, std::string> wanted;
+  const bool dtype_differs = !(value->dtype == target->dtype);
+  const std::string& dtype_generic = value->from_defaults->dtype_generic;
+  if (dtype_differs && !dtype_generic.empty()) wanted[dtype_generic] = target->dtype.to_string();
+  const bool axes_fit =
+      defaulted_axes_break(*value, target->shape, false, wanted, cx) || shapes_equal(value->shape, target->shape, cx);
+  return (!dtype_differs || !dtype_generic.empty()) && axes_fit && !wanted.empty() &&
+         blame_defaulted_result(*value, wanted, dtype_differs ? dtype_code : shape_code, span,
+                                what + " is " + quoted(type_to_string(value)) + ", not " + quoted(type_to_string(target)));
+}
+
 bool Checker::Impl::coerce(const TypePtr& value, const TypePtr& target, Span span, const std::string& what,
                            Context& cx, const char* mismatch_code) {
   if (value->is_error() || target->is_error()) return true;
@@ -626,22 +642,7 @@ bool Checker::Impl::coerce(const TypePtr& value, const TypePtr& target, Span spa
     // A wrong shape is E2202, except where the caller has its own code for
     // any change of type (E2109 for an assignment).
     const char* shape_code = std::string_view(mismatch_code) == "E2101" ? "E2202" : mismatch_code;
-    if (value->from_defaults) {
-      // A method's result whose defaulted dtype or axes are all that differ:
-      // the declaration that left them out is to blame.
-      std::map<std::string, std::string> wanted;
-      const bool dtype_differs = !(value->dtype == target->dtype);
-      const std::string& dtype_generic = value->from_defaults->dtype_generic;
-      if (dtype_differs && !dtype_generic.empty()) wanted[dtype_generic] = target->dtype.to_string();
-      const bool axes_fit =
-          defaulted_axes_break(*value, target->shape, false, wanted, cx) || shapes_equal(value->shape, target->shape, cx);
-      if ((!dtype_differs || !dtype_generic.empty()) && axes_fit && !wanted.empty() &&
-          blame_defaulted_result(*value, wanted, dtype_differs ? mismatch_code : shape_code, span,
-                                 what + " is " + quoted(type_to_string(value)) + ", not " +
-                                     quoted(type_to_string(target)))) {
-        return false;
-      }
-    }
+    if (blame_defaulted_tensor(value, target, mismatch_code, shape_code, span, what, cx)) return false;
     bool ok = true;
     if (!(value->dtype == target->dtype)) {
       error(mismatch_code, what + " has dtype " + value->dtype.to_string() + ", not " + target->dtype.to_string(), span)

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "checker_internal.hpp"
+#include "linnet/syntax/prelude.hpp"
 
 namespace linnet::check {
 
@@ -51,23 +52,14 @@ DimExpr product(const Shape& shape) {
 
 }  // namespace
 
-const std::vector<std::string>& Checker::Impl::prelude_function_names() {
-  static const std::vector<std::string> functions = {
-      "cast", "reshape", "permute", "broadcast_to", "concat", "pad", "iota", "fill", "cumsum", "gather", "scatter",
-      "exp",  "log",     "sqrt",    "rsqrt",        "sin",    "cos", "tanh", "abs",  "min",    "max",    "shl",
-      "shr",  "select"};
-  return functions;
-}
+const std::vector<std::string>& Checker::Impl::prelude_function_names() { return syntax::prelude_functions(); }
 
-bool Checker::Impl::is_prelude_function(std::string_view name) {
-  const std::vector<std::string>& functions = prelude_function_names();
-  return std::find(functions.begin(), functions.end(), name) != functions.end();
-}
+bool Checker::Impl::is_prelude_function(std::string_view name) { return syntax::is_prelude_function(name); }
 
 TypePtr Checker::Impl::call_prelude(const ast::CallExpr& call, const std::string& name, Context& cx) {
   const Span span = call.span;
   const std::string what = quoted(name);
-  if (name == "pad" || name == "gather" || name == "scatter") {
+  if (syntax::is_unspecified_prelude_function(name)) {
     error("E2190", what + " has no specified signature and is not implemented", call.callee->span)
         .with_help(name == "gather" ? "index with a runtime value in a comprehension: `let y[i, h] = table[ids[i], h]`"
                                     : "build the result with a comprehension and `select`");

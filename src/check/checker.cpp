@@ -40,9 +40,7 @@ void Checker::Impl::explain_unknown_name(Diagnostic& d, const std::string& name,
     return;
   }
   // A slip in a standard library name that was not imported either.
-  std::vector<std::string> std_names;
-  for (const auto& [std_name, module] : *std_items) std_names.push_back(std_name);
-  if (std::optional<std::string> near = syntax::closest_name(name, std_names)) {
+  if (std::optional<std::string> near = syntax::std_item_for(name, *std_items)) {
     d.with_help("did you mean `" + *near + "`? it is in the standard library: add `use " + std_items->at(*near) +
                 "::{" + *near + "}`");
   }

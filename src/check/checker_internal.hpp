@@ -236,6 +236,12 @@ struct Checker::Impl {
   // Whether the axes of `value` that differ from `other` (aligned from the
   // last; `broadcasting` also lets a 1 fit) are all defaulted generics of a
   // method's result, at least one: their wanted values go into `wanted`.
+  // A tensor `value` typed through a declaration that left generics at
+  // their defaults (`sub norm: RmsNorm<H>`), where `target` is needed: when
+  // the defaulted dtype or axes are all that differ, reports it once at that
+  // declaration (dtype_code or shape_code) and returns true.
+  bool blame_defaulted_tensor(const TypePtr& value, const TypePtr& target, const char* dtype_code,
+                              const char* shape_code, Span span, const std::string& what, Context& cx);
   bool defaulted_axes_break(const Type& value, const Shape& other, bool broadcasting,
                             std::map<std::string, std::string>& wanted, Context& cx);
   bool blame_defaulted_result(const Type& value, const std::map<std::string, std::string>& wanted, const char* code,

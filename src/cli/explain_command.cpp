@@ -8,6 +8,9 @@
 // directory): --entry names a function, or a block's method as
 // `Block.method`, and --bind gives the generics.
 //
+// The program is checked first, as `check` checks it: a program `check`
+// rejects is rejected here with the same diagnostics.
+//
 // Exit status: 0 success; 1 a problem with the card or the program; 2 a bad
 // command line.
 #include <filesystem>
@@ -15,6 +18,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "linnet/check/driver.hpp"
 #include "linnet/syntax/file_reading.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/package.hpp"
@@ -92,6 +96,24 @@ std::optional<LoadedSources> load(const std::string& target, const CommandContex
   return loaded;
 }
 
+// The static checker as `check` runs it, lints aside: explain lists only
+// programs `check` accepts, and refuses the others with check's own
+// diagnostics (code, message, position) and exit status 1.
+int check_status(const LoadedSources& loaded, const ExplainOptions& options, bool card) {
+  syntax::Diagnostics diagnostics;
+  check::DriverOptions driver;
+  driver.lint = false;
+  if (card) {
+    driver.root = options.root;
+    driver.bindings = options.binds;
+  }
+  const check::DriverResult checked =
+      check::run_check(*loaded.program, *loaded.sources, diagnostics, {options.target}, driver);
+  if (!diagnostics.all().empty()) std::cerr << syntax::render_text(diagnostics, *loaded.sources);
+  if (checked.bad_request) return 2;
+  return diagnostics.has_errors() || diagnostics.suppressed() > 0 ? 1 : 0;
+}
+
 int print_explanation(ops::ExplainRequest request, const std::string& numerics, const std::string& device_name) {
   // The device's table answers from its registrations: no GPU is needed.
   const std::optional<nest::Device> device = usable_device(device_name, /*need_hardware=*/false);
@@ -133,6 +155,7 @@ int explain_card(const ExplainOptions& options, const CommandContext& context) {
     }
     if (!card_diagnostics.all().empty()) std::cerr << syntax::render_text(card_diagnostics, *loaded->sources);
   }
+  if (int status = check_status(*loaded, options, /*card=*/true); status != 0) return status;
   const nest::Card* card = &files->card;
   const nest::RootBlock* root = &resolved->root;
   const nest::BoundGenerics* bound = &resolved->generics;
@@ -172,9 +195,15 @@ int explain_file(const ExplainOptions& options, const CommandContext& context) {
     std::cerr << "error: explaining a file needs --entry FUNCTION or --entry Block.method\n";
     return 2;
   }
+  const size_t dot = options.entry.find('.');
+  if (dot != std::string::npos && (dot == 0 || dot + 1 == options.entry.size() ||
+                                   options.entry.find('.', dot + 1) != std::string::npos)) {
+    std::cerr << "error: --entry `" << options.entry << "` is neither FUNCTION nor Block.method\n";
+    return 2;
+  }
   const std::optional<LoadedSources> loaded = load(options.target, context);
   if (!loaded) return 1;
-  const size_t dot = options.entry.find('.');
+  if (int status = check_status(*loaded, options, /*card=*/false); status != 0) return status;
   // `--entry Block.method`, or `--root Block --entry method`, as for a card.
   const std::string owner = dot == std::string::npos ? options.root : options.entry.substr(0, dot);
   const std::string name = dot == std::string::npos ? options.entry : options.entry.substr(dot + 1);

@@ -12,13 +12,16 @@
 // line is printed per case. Then each snapshot `DIR/diagnostics/NAME.stderr`
 // is compared byte for byte with the text diagnostics of the case whose file
 // is NAME.linnet. The last line is `N passed, M failed`; the exit status is
-// 1 if any case failed or any snapshot differs, 2 for an unreadable manifest.
+// 1 if any case failed or any snapshot differs, 2 for a manifest that cannot
+// be read or is malformed (each defect named at its line and column).
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -28,6 +31,7 @@
 #include "linnet/check/driver.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/package.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 namespace linnet::cli {
 
@@ -72,6 +76,109 @@ Outcome check_file(const std::string& file, const std::string& std_dir) {
   return outcome;
 }
 
+// "manifest.toml:3:1: " for a place the parser knows, else "manifest.toml: ".
+std::string where(const std::string& manifest, const toml::source_region& source) {
+  if (source.begin.line == 0) return manifest + ": ";
+  return manifest + ":" + std::to_string(source.begin.line) + ":" + std::to_string(source.begin.column) + ": ";
+}
+
+// Whether `code` reads as a diagnostic code: a letter and four digits (E2201, W1001).
+bool is_code(const std::string& code) {
+  return code.size() == 5 && (code[0] == 'E' || code[0] == 'W') &&
+         std::all_of(code.begin() + 1, code.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The manifest's cases, each checked before any runs: a missing or
+// mistyped field, an unknown key, a file outside DIR or listed twice is
+// reported at its position (and the run exits 2); nullopt then.
+std::optional<std::vector<SpecCase>> read_cases(const toml::table& manifest, const std::string& manifest_path,
+                                                const fs::path& dir) {
+  bool ok = true;
+  auto fail = [&](const toml::node& node, const std::string& message) {
+    std::cerr << "error: " << where(manifest_path, node.source()) << message << '\n';
+    ok = false;
+  };
+  for (const auto& [key, node] : manifest) {
+    const std::string name(key.str());
+    if (name == "version") {
+      if (node.value<int64_t>() != int64_t{1}) fail(node, "`version` must be the integer 1");
+    } else if (name != "case") {
+      fail(node, "unknown key `" + name + "`" + syntax::did_you_mean(name, {"version", "case"}));
+    }
+  }
+  const toml::node* list_node = manifest.get("case");
+  if (list_node == nullptr) {
+    std::cerr << "error: " << manifest_path << ": lists no [[case]]\n";
+    return std::nullopt;
+  }
+  const toml::array* list = list_node->as_array();
+  if (list == nullptr) {
+    fail(*list_node, "`case` must be an array of tables, written [[case]]");
+    return std::nullopt;
+  }
+  std::vector<SpecCase> cases;
+  std::set<std::string> seen;
+  const std::vector<std::string> keys = {"file", "expect", "code"};
+  for (const toml::node& node : *list) {
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+      fail(node, "each `case` must be a table, written [[case]]");
+      continue;
+    }
+    for (const auto& [key, value] : *table) {
+      const std::string name(key.str());
+      if (std::find(keys.begin(), keys.end(), name) == keys.end()) {
+        fail(value, "unknown key `" + name + "` in a [[case]]" + syntax::did_you_mean(name, keys));
+      }
+    }
+    SpecCase c;
+    bool case_ok = true;
+    auto text = [&](const char* key, std::string& out, bool required) {
+      const toml::node* value = table->get(key);
+      if (value == nullptr) {
+        if (required) {
+          fail(node, std::string("a [[case]] without `") + key + "`");
+          case_ok = false;
+        }
+        return;
+      }
+      if (!value->is_string()) {
+        fail(*value, std::string("`") + key + "` must be a string");
+        case_ok = false;
+        return;
+      }
+      out = *value->value<std::string>();
+    };
+    text("file", c.file, true);
+    text("expect", c.expect, true);
+    text("code", c.code, false);
+    if (!case_ok) continue;
+    const toml::node& file_node = *table->get("file");
+    const fs::path file(c.file);
+    const fs::path normal = file.lexically_normal();
+    if (c.file.empty() || c.file.find('\0') != std::string::npos) {
+      fail(file_node, "`file` is empty");
+    } else if (file.is_absolute() || normal.empty() || *normal.begin() == ".." ) {
+      fail(file_node, "`file` must be a path inside `" + dir.string() + "`, not `" + c.file + "`");
+    } else if (!seen.insert(normal.string()).second) {
+      fail(file_node, "`" + c.file + "` is listed twice");
+    }
+    if (c.expect != "ok" && c.expect != "error") {
+      fail(*table->get("expect"), "`expect` must be \"ok\" or \"error\", not \"" + c.expect + "\"");
+    } else if (c.expect == "error" && !table->get("code")) {
+      fail(node, "an error case needs the `code` it expects");
+    } else if (c.expect == "error" && !is_code(c.code)) {
+      fail(*table->get("code"), "`code` must be a diagnostic code such as \"E2201\", not \"" + c.code + "\"");
+    } else if (c.expect == "ok" && table->get("code")) {
+      fail(*table->get("code"), "an \"ok\" case expects no `code`");
+    }
+    cases.push_back(std::move(c));
+  }
+  if (ok && list->empty()) fail(*list_node, "`case` lists no case");
+  if (!ok) return std::nullopt;
+  return cases;
+}
+
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
@@ -90,26 +197,12 @@ int run_spec_test(const SpecTestOptions& options, const CommandContext& context)
   try {
     manifest = toml::parse_file(manifest_path.string());
   } catch (const toml::parse_error& e) {
-    std::cerr << "error: `" << manifest_path.string() << "` is not valid TOML: " << e.description() << '\n';
+    std::cerr << "error: " << where(manifest_path.string(), e.source()) << "not valid TOML: " << e.description()
+              << '\n';
     return 2;
   }
-  std::vector<SpecCase> cases;
-  if (const toml::array* list = manifest["case"].as_array()) {
-    for (const toml::node& node : *list) {
-      const toml::table* table = node.as_table();
-      if (!table) continue;
-      SpecCase c;
-      c.file = (*table)["file"].value_or(std::string());
-      c.expect = (*table)["expect"].value_or(std::string());
-      c.code = (*table)["code"].value_or(std::string());
-      if (c.file.empty() || (c.expect != "ok" && c.expect != "error") || (c.expect == "error" && c.code.empty())) {
-        std::cerr << "error: `" << manifest_path.string() << "`: each [[case]] needs `file`, `expect = \"ok\"` or "
-                  << "`expect = \"error\"`, and a `code` for an error\n";
-        return 2;
-      }
-      cases.push_back(std::move(c));
-    }
-  }
+  std::optional<std::vector<SpecCase>> cases = read_cases(manifest, manifest_path.string(), dir);
+  if (!cases) return 2;
   // Paths in diagnostics are relative to DIR, as in the snapshots.
   const std::string std_dir = fs::absolute(context.std_dir, ec).string();
   const fs::path previous = fs::current_path(ec);
@@ -125,11 +218,11 @@ int run_spec_test(const SpecTestOptions& options, const CommandContext& context)
   // status line is for a run whose report goes to a file or a pipe.
   const std::shared_ptr<ProgressLine> progress =
       make_progress_line(!options.no_progress && ::isatty(STDOUT_FILENO) != 1);
-  const int64_t case_count = static_cast<int64_t>(cases.size());
-  for (const SpecCase& c : cases) {
-    if (progress) progress->stage({"spec-test", static_cast<int64_t>(&c - cases.data()), case_count, c.file});
+  const int64_t case_count = static_cast<int64_t>(cases->size());
+  for (const SpecCase& c : *cases) {
+    if (progress) progress->stage({"spec-test", static_cast<int64_t>(&c - cases->data()), case_count, c.file});
     if (!fs::is_regular_file(c.file, ec)) {
-      std::cout << "FAIL " << c.file << ": no such file\n";
+      std::cout << "FAIL " << c.file << (fs::exists(c.file, ec) ? ": not a regular file\n" : ": no such file\n");
       ++failed;
       continue;
     }
@@ -167,6 +260,11 @@ int run_spec_test(const SpecTestOptions& options, const CommandContext& context)
     }
     std::sort(snapshots.begin(), snapshots.end());
     for (const fs::path& snapshot : snapshots) {
+      if (!fs::is_regular_file(snapshot, ec)) {
+        ++snapshots_differ;
+        std::cout << "snapshot differs: " << snapshot.string() << " (not a regular file)\n";
+        continue;
+      }
       std::ifstream in(snapshot, std::ios::binary);
       std::stringstream expected;
       expected << in.rdbuf();

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "evaluator.hpp"
+#include "linnet/syntax/prelude.hpp"
 
 namespace linnet::eval {
 
@@ -159,8 +160,10 @@ Indexed Evaluator::eval_call(const ast::CallExpr& call, Frame& frame) {
     } else if (auto resolved = find_item(frame.module, text); resolved && resolved->item != nullptr) {
       module = resolved->module;
       item = resolved->item;
-    } else if (is_prelude(text) || (frame.kernel != nullptr && (text == "program_id" || text == "load"))) {
+    } else if (is_prelude(text) || (frame.kernel != nullptr && syntax::is_kernel_builtin(text))) {
       prelude = text;
+    } else if (syntax::is_kernel_builtin(text)) {
+      fail(codes::invalid_kernel, "`" + text + "` is available only in a kernel", name->span);
     } else {
       fail(codes::unknown_symbol, "cannot find function `" + text + "` in this scope" + function_did_you_mean(text, frame),
            name->span);

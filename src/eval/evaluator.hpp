@@ -26,6 +26,7 @@
 #include "linnet/syntax/ast.hpp"
 #include "linnet/syntax/package.hpp"
 #include "linnet/tensor/kernels.hpp"
+#include "scalar_elements.hpp"
 
 namespace linnet::eval {
 
@@ -207,6 +208,10 @@ class Evaluator {
   // A contextual number as a rank-0 tensor of `dtype` (fails when the
   // literal cannot take that dtype).
   Tensor literal_as(const Value& value, DType dtype, Span span);
+  // The same as a typed scalar held inline (scalar_elements.hpp).
+  Value literal_value(const Value& value, DType dtype, Span span);
+  // A contextual number's element at `dtype`; nullopt where literal_as fails.
+  std::optional<scalar_elements::Element> literal_element(const Value& value, DType dtype) const;
 
   // ---- expressions (expressions.cpp) ------------------------------------
   Indexed eval(const ast::Expr& expr, Frame& frame);
@@ -224,10 +229,16 @@ class Evaluator {
   // ---- operators (operators.cpp) --------------------------------------
   Indexed eval_unary(const ast::UnaryExpr& expr, Frame& frame);
   Indexed eval_binary(const ast::BinaryExpr& expr, Frame& frame);
+  // The local a name operand holds when it is a typed scalar (not inside
+  // index notation, where a name may be an index); else nullptr.
+  const Value* local_scalar(const ast::Expr& expr, Frame& frame) const;
   // `a op b` on values with axes aligned to the union of theirs.
   Indexed binary(ast::BinaryOp op, const Indexed& a, const Indexed& b, Span span);
   Value binary_values(ast::BinaryOp op, const Value& a, const Value& b, Span span);
   Value contextual_binary(ast::BinaryOp op, const Value& a, const Value& b, Span span);
+  // `a op b` on two typed scalars (or one and a contextual number) without
+  // tensors (scalar_elements.hpp); nullopt where the general path must run.
+  std::optional<Value> scalar_binary(ast::BinaryOp op, const Value& a, const Value& b);
   // Makes both operands typed tensors of one dtype (converting a contextual
   // literal to the other side's dtype); fails when the dtypes differ.
   std::pair<Tensor, Tensor> typed_pair(const Value& a, const Value& b, Span span, const char* what);
@@ -257,7 +268,7 @@ class Evaluator {
   static bool is_prelude(const std::string& name);
   // "; did you mean `x`?" for a call of an unknown function: the nearest of
   // the prelude's functions and the names the frame can call.
-  static std::string function_did_you_mean(const std::string& name, const Frame& frame);
+  std::string function_did_you_mean(const std::string& name, const Frame& frame) const;
   Indexed call_prelude(const std::string& name, const ast::CallExpr& call, Frame& frame);
 
   // ---- calls (calls.cpp) ------------------------------------------------

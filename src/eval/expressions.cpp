@@ -178,7 +178,9 @@ Value Evaluator::member_of(const Value& object, const ast::Ident& member, Span s
 // ---------------------------------------------------------------- if and match
 
 bool Evaluator::scalar_condition(const Value& value, Span span, const char* what) {
-  if (value.is_scalar_tensor() && value.tensor().dtype() == DType::Bool) return value.tensor().item().to<bool>();
+  DType dtype = DType::Bool;
+  uint64_t bits = 0;
+  if (value.scalar_element(dtype, bits) && dtype == DType::Bool) return (bits & 0xff) != 0;
   fail(codes::condition_not_bool, std::string(what) + " must be a scalar `bool`, found " + value.describe(), span,
        {"for a tensor condition use `select`"});
 }

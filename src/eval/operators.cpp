@@ -114,6 +114,19 @@ std::pair<Tensor, Tensor> Evaluator::typed_pair(const Value& a, const Value& b, 
 Indexed Evaluator::eval_unary(const ast::UnaryExpr& expr, Frame& frame) {
   Indexed operand = eval(*expr.operand, frame);
   Value& value = operand.value;
+  if (expr.op != ast::UnaryOp::Plus) {
+    scalar_elements::Element element;
+    if (value.scalar_element(element.dtype, element.bits)) {
+      const auto op = expr.op == ast::UnaryOp::Negate ? tensor::UnaryOp::Neg : tensor::UnaryOp::Not;
+      // `!` on an integer is refused below, though the kernel would complement it.
+      const bool refused = op == tensor::UnaryOp::Not && element.dtype != DType::Bool;
+      if (!refused) {
+        if (auto result = scalar_elements::unary(op, element)) {
+          return {Value::from_element(result->dtype, result->bits), operand.axes};
+        }
+      }
+    }
+  }
   switch (expr.op) {
     case ast::UnaryOp::Plus:
       if (value.is_contextual() || (value.is_tensor() && value.tensor().dtype() != DType::Bool)) return operand;
@@ -140,30 +153,82 @@ Indexed Evaluator::eval_unary(const ast::UnaryExpr& expr, Frame& frame) {
 
 // ---------------------------------------------------------------- binary
 
+const Value* Evaluator::local_scalar(const ast::Expr& expr, Frame& frame) const {
+  const auto* name = expr.as<ast::NameExpr>();
+  if (name == nullptr || frame.index != nullptr) return nullptr;
+  const Local* local = find_local(frame, name->name.text);
+  return local != nullptr && local->value.is_scalar_tensor() ? &local->value : nullptr;
+}
+
 Indexed Evaluator::eval_binary(const ast::BinaryExpr& expr, Frame& frame) {
   const bool logical = expr.op == ast::BinaryOp::And || expr.op == ast::BinaryOp::Or;
+  if (!logical) {
+    // Scalar loops: a local scalar operand is read where it is, not copied.
+    Indexed held_lhs;
+    Indexed held_rhs;
+    const Value* left = local_scalar(*expr.lhs, frame);
+    if (left == nullptr) {
+      held_lhs = eval(*expr.lhs, frame);
+      left = &held_lhs.value;
+    }
+    const Value* right = local_scalar(*expr.rhs, frame);
+    if (right == nullptr) {
+      held_rhs = eval(*expr.rhs, frame);
+      right = &held_rhs.value;
+    }
+    if (!held_lhs.has_axes() && !held_rhs.has_axes()) {
+      if (auto result = scalar_binary(expr.op, *left, *right)) return {std::move(*result), {}};
+    }
+    if (left != &held_lhs.value) held_lhs.value = *left;
+    if (right != &held_rhs.value) held_rhs.value = *right;
+    return binary(expr.op, held_lhs, held_rhs, expr.span);
+  }
+  // `&&` and `||`: a scalar left operand decides alone when it can.
   Indexed lhs = eval(*expr.lhs, frame);
-  if (logical) {
-    // A scalar left operand decides alone when it can, as `&&`/`||` read.
+  {
     const Value& left = lhs.value;
-    if (!(left.is_tensor() && left.tensor().dtype() == DType::Bool)) {
+    if (!(left.is_tensor() && left.tensor_dtype() == DType::Bool)) {
       fail(codes::logical_not_bool,
            std::string("`") + ast::binary_op_spelling(expr.op) + "` takes `bool` operands, found " + left.describe(),
            expr.lhs->span);
     }
-    if (!lhs.has_axes() && left.tensor().rank() == 0) {
-      const bool value = left.tensor().item().to<bool>();
+    DType dtype = DType::Bool;
+    uint64_t bits = 0;
+    if (!lhs.has_axes() && left.scalar_element(dtype, bits)) {
+      const bool value = (bits & 0xff) != 0;
       if (expr.op == ast::BinaryOp::And && !value) return lhs;
       if (expr.op == ast::BinaryOp::Or && value) return lhs;
     }
   }
   Indexed rhs = eval(*expr.rhs, frame);
-  if (logical && !(rhs.value.is_tensor() && rhs.value.tensor().dtype() == DType::Bool)) {
+  if (!(rhs.value.is_tensor() && rhs.value.tensor_dtype() == DType::Bool)) {
     fail(codes::logical_not_bool,
          std::string("`") + ast::binary_op_spelling(expr.op) + "` takes `bool` operands, found " + rhs.value.describe(),
          expr.rhs->span);
   }
+  if (!lhs.has_axes() && !rhs.has_axes()) {
+    if (auto result = scalar_binary(expr.op, lhs.value, rhs.value)) return {std::move(*result), {}};
+  }
   return binary(expr.op, lhs, rhs, expr.span);
+}
+
+std::optional<Value> Evaluator::scalar_binary(ast::BinaryOp op, const Value& a, const Value& b) {
+  // A contextual operand takes the typed one's dtype when it fits it as
+  // literal_as would take it; anything else takes the general path, which
+  // reports what is wrong.
+  const auto element_of = [this](const Value& value, const Value& other, scalar_elements::Element& element) {
+    if (value.scalar_element(element.dtype, element.bits)) return true;
+    if (!value.is_contextual() || !other.scalar_element(element.dtype, element.bits)) return false;
+    const auto converted = literal_element(value, element.dtype);
+    if (converted) element = *converted;
+    return converted.has_value();
+  };
+  scalar_elements::Element left;
+  scalar_elements::Element right;
+  if (!element_of(a, b, left) || !element_of(b, a, right)) return std::nullopt;
+  auto result = scalar_elements::binary(kernel_op(op), left, right);
+  if (!result) return std::nullopt;
+  return Value::from_element(result->dtype, result->bits);
 }
 
 Indexed Evaluator::binary(ast::BinaryOp op, const Indexed& a, const Indexed& b, Span span) {

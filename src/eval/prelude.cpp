@@ -10,18 +10,13 @@
 #include <set>
 
 #include "evaluator.hpp"
+#include "linnet/syntax/prelude.hpp"
+#include "linnet/syntax/std_index.hpp"
 #include "linnet/syntax/suggest.hpp"
 
 namespace linnet::eval {
 
 namespace {
-
-const std::set<std::string>& prelude_names() {
-  static const std::set<std::string> names = {
-      "cast", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "abs", "min", "max", "shl", "shr",
-      "select", "reshape", "permute", "broadcast_to", "concat", "iota", "fill", "cumsum"};
-  return names;
-}
 
 std::optional<tensor::UnaryOp> float_function(const std::string& name) {
   if (name == "exp") return tensor::UnaryOp::Exp;
@@ -31,7 +26,6 @@ std::optional<tensor::UnaryOp> float_function(const std::string& name) {
   if (name == "sin") return tensor::UnaryOp::Sin;
   if (name == "cos") return tensor::UnaryOp::Cos;
   if (name == "tanh") return tensor::UnaryOp::Tanh;
-  if (name == "erf") return tensor::UnaryOp::Erf;
   return std::nullopt;
 }
 
@@ -44,7 +38,6 @@ double float_function_value(tensor::UnaryOp op, double x) {
     case tensor::UnaryOp::Sin: return std::sin(x);
     case tensor::UnaryOp::Cos: return std::cos(x);
     case tensor::UnaryOp::Tanh: return std::tanh(x);
-    case tensor::UnaryOp::Erf: return std::erf(x);
     default: return x;
   }
 }
@@ -58,10 +51,10 @@ struct PreludeArgs {
 
 }  // namespace
 
-bool Evaluator::is_prelude(const std::string& name) { return prelude_names().count(name) != 0; }
+bool Evaluator::is_prelude(const std::string& name) { return syntax::is_prelude_function(name); }
 
-std::string Evaluator::function_did_you_mean(const std::string& name, const Frame& frame) {
-  std::vector<std::string> callable(prelude_names().begin(), prelude_names().end());
+std::string Evaluator::function_did_you_mean(const std::string& name, const Frame& frame) const {
+  std::vector<std::string> callable = syntax::prelude_functions();
   if (frame.kernel != nullptr) callable.insert(callable.end(), {"program_id", "load"});
   if (frame.module != nullptr) {
     for (const auto& [item, declared] : frame.module->items) callable.push_back(item);
@@ -70,11 +63,21 @@ std::string Evaluator::function_did_you_mean(const std::string& name, const Fram
   if (frame.self != nullptr) {
     for (const auto& [method, function] : frame.self->methods) callable.push_back(method);
   }
-  return syntax::did_you_mean(name, callable);
+  if (std::string near = syntax::did_you_mean(name, callable); !near.empty()) return near;
+  // As `check` says: an item of the standard library without its `use`.
+  const std::map<std::string, std::string> std_items = syntax::index_std_items(program.std_root());
+  if (std::optional<std::string> item = syntax::std_item_for(name, std_items)) {
+    return "; did you mean `" + *item + "`? it is in the standard library: add `use " + std_items.at(*item) + "::{" +
+           *item + "}`";
+  }
+  return "";
 }
 
 Indexed Evaluator::call_prelude(const std::string& name, const ast::CallExpr& call, Frame& frame) {
-  if (frame.kernel != nullptr && (name == "program_id" || name == "load")) return call_kernel_builtin(name, call, frame);
+  if (frame.kernel != nullptr && syntax::is_kernel_builtin(name)) return call_kernel_builtin(name, call, frame);
+  if (syntax::is_unspecified_prelude_function(name)) {
+    fail(codes::not_implemented, "`" + name + "` has no specified signature and is not implemented", call.callee->span);
+  }
   PreludeArgs args;
   for (const ast::Argument& argument : call.arguments) {
     if (argument.name.empty()) {

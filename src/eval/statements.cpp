@@ -106,8 +106,10 @@ void Evaluator::check_same_type(const Value& old_value, const Value& new_value, 
                                 const std::string& target) {
   bool same = old_value.kind() == new_value.kind();
   if (same && old_value.is_tensor()) {
-    same = old_value.tensor().dtype() == new_value.tensor().dtype() &&
-           old_value.tensor().shape() == new_value.tensor().shape();
+    same = old_value.tensor_dtype() == new_value.tensor_dtype() &&
+           (old_value.is_scalar_tensor() || new_value.is_scalar_tensor()
+                ? old_value.tensor_rank() == new_value.tensor_rank()
+                : old_value.tensor().shape() == new_value.tensor().shape());
   }
   if (!same) {
     fail(codes::assign_changes_type, "assignment would change the type of `" + target + "`", span,
@@ -142,15 +144,17 @@ void Evaluator::exec_assign(const ast::AssignStmt& stmt, Frame& frame) {
   // tensor to the call that computes the new value (DeadAfterCall).
   const Value::Kind old_kind = slot->kind();
   const bool old_tensor = slot->is_tensor();
-  const DType old_dtype = old_tensor ? slot->tensor().dtype() : DType::F32;
-  const Shape old_shape = old_tensor ? slot->tensor().shape() : Shape{};
   const bool old_scalar = slot->is_scalar_tensor();
-  const std::string old_description = slot->describe();
+  const DType old_dtype = old_tensor ? slot->tensor_dtype() : DType::F32;
+  const Shape old_shape = old_tensor && !old_scalar ? slot->tensor().shape() : Shape{};
 
   // `x = f(..., x, ...)`: the old value is dead once f has its arguments.
   const DeadAfterCall outer = dead_after_call;
   const auto* call = stmt.value->as<ast::CallExpr>();
-  dead_after_call = call != nullptr && old_tensor && !old_scalar ? DeadAfterCall{call, slot} : DeadAfterCall{};
+  const bool lends = call != nullptr && old_tensor && !old_scalar;
+  dead_after_call = lends ? DeadAfterCall{call, slot} : DeadAfterCall{};
+  // Only a lent slot can change before a message needs its description.
+  const std::string lent_description = lends ? slot->describe() : std::string();
   Value value;
   try {
     value = eval_value(*stmt.value, frame);
@@ -160,14 +164,17 @@ void Evaluator::exec_assign(const ast::AssignStmt& stmt, Frame& frame) {
   }
   dead_after_call = outer;
 
-  if (value.is_contextual() && old_scalar) {
-    value = Value::from_tensor(literal_as(value, old_dtype, stmt.value->span));
-  }
+  if (value.is_contextual() && old_scalar) value = literal_value(value, old_dtype, stmt.value->span);
   bool same = value.kind() == old_kind;
-  if (same && old_tensor) same = value.tensor().dtype() == old_dtype && value.tensor().shape() == old_shape;
+  if (same && old_tensor) {
+    same = value.tensor_dtype() == old_dtype &&
+           (old_scalar || value.is_scalar_tensor() ? old_scalar == value.is_scalar_tensor()
+                                                   : value.tensor().shape() == old_shape);
+  }
   if (!same) {
     fail(codes::assign_changes_type, "assignment would change the type of `" + target + "`", stmt.value->span,
-         {"`" + target + "` is " + old_description, "the new value is " + value.describe()});
+         {"`" + target + "` is " + (lends ? lent_description : slot->describe()),
+          "the new value is " + value.describe()});
   }
   if (local != nullptr) {
     *slot = std::move(value);

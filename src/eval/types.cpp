@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "evaluator.hpp"
+#include "scalar_elements.hpp"
 #include "linnet/syntax/suggest.hpp"
 
 namespace linnet::eval {
@@ -507,6 +508,24 @@ bool Evaluator::unify(const ast::Type& type, const Value& value, Frame& frame, I
 }
 
 // ---------------------------------------------------------------- checking values against types
+
+std::optional<scalar_elements::Element> Evaluator::literal_element(const Value& value, DType dtype) const {
+  if (value.kind() == Value::Kind::Int) {
+    const int64_t number = value.int_value();
+    if (dtype == DType::Bool) return std::nullopt;
+    if (tensor::is_integer(dtype) && (number < integer_min(dtype) || number > integer_max(dtype))) return std::nullopt;
+    return scalar_elements::from_scalar(dtype, tensor::Scalar(number));
+  }
+  if (value.kind() == Value::Kind::Float && tensor::is_float(dtype)) {
+    return scalar_elements::from_scalar(dtype, tensor::Scalar(value.float_value()));
+  }
+  return std::nullopt;
+}
+
+Value Evaluator::literal_value(const Value& value, DType dtype, Span span) {
+  if (auto element = literal_element(value, dtype)) return Value::from_element(element->dtype, element->bits);
+  return Value::from_tensor(literal_as(value, dtype, span));
+}
 
 Tensor Evaluator::literal_as(const Value& value, DType dtype, Span span) {
   if (value.is_tensor()) return value.tensor();

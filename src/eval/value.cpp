@@ -7,6 +7,7 @@
 
 #include "linnet/syntax/package.hpp"
 #include "linnet/syntax/suggest.hpp"
+#include "scalar_elements.hpp"
 
 namespace linnet::eval {
 
@@ -81,139 +82,192 @@ std::string describe_bindings(const GenericBindings& bindings) {
 
 // ---------------------------------------------------------------- Value
 
+Value::Value(const Value& other)
+    : kind_(other.kind_),
+      inline_scalar_(other.inline_scalar_),
+      element_dtype_(other.element_dtype_),
+      number_(other.number_),
+      tensor_(other.tensor_ ? std::make_shared<const Tensor>(*other.tensor_) : nullptr),
+      composite_(other.composite_) {}
+
+Value& Value::operator=(const Value& other) {
+  if (this != &other) *this = Value(other);
+  return *this;
+}
+
 Value Value::from_tensor(Tensor tensor) {
   Value value;
   value.kind_ = Kind::Tensor;
-  value.tensor_ = std::move(tensor);
+  value.tensor_ = std::make_shared<const Tensor>(std::move(tensor));
   return value;
 }
 
-Value Value::scalar(DType dtype, tensor::Scalar scalar) { return from_tensor(Tensor::scalar(dtype, scalar)); }
+Value Value::scalar(DType dtype, tensor::Scalar scalar) {
+  const scalar_elements::Element element = scalar_elements::from_scalar(dtype, scalar);
+  return from_element(element.dtype, element.bits);
+}
+
+Value Value::from_element(DType dtype, uint64_t bits) {
+  Value value;
+  value.kind_ = Kind::Tensor;
+  value.inline_scalar_ = true;
+  value.element_dtype_ = dtype;
+  value.number_.bits = bits;
+  return value;
+}
 
 Value Value::contextual_int(int64_t number) {
   Value value;
   value.kind_ = Kind::Int;
-  value.int_ = number;
+  value.number_.integer = number;
   return value;
 }
 
 Value Value::contextual_float(double number) {
   Value value;
   value.kind_ = Kind::Float;
-  value.float_ = number;
+  value.number_.real = number;
   return value;
+}
+
+Value Value::of_composite(Kind kind, Composite composite) {
+  Value value;
+  value.kind_ = kind;
+  value.composite_ = std::make_shared<const Composite>(std::move(composite));
+  return value;
+}
+
+const Value::Composite& Value::composite() const {
+  // Every kind but tensors and contextual numbers is made by of_composite.
+  static const Composite empty;
+  return composite_ ? *composite_ : empty;
 }
 
 Value Value::tuple(std::vector<Value> elements) {
-  Value value;
-  value.kind_ = Kind::Tuple;
-  value.elements_ = std::move(elements);
-  return value;
+  Composite composite;
+  composite.elements = std::move(elements);
+  return of_composite(Kind::Tuple, std::move(composite));
 }
 
 Value Value::some(Value inner) {
-  Value value;
-  value.kind_ = Kind::Optional;
-  value.elements_.push_back(std::move(inner));
-  return value;
+  Composite composite;
+  composite.elements.push_back(std::move(inner));
+  return of_composite(Kind::Optional, std::move(composite));
 }
 
-Value Value::none() {
-  Value value;
-  value.kind_ = Kind::Optional;
-  return value;
-}
+Value Value::none() { return of_composite(Kind::Optional, Composite{}); }
 
 Value Value::structure(const syntax::ast::StructItem* item, GenericBindings generics,
                        std::vector<std::pair<std::string, Value>> fields) {
-  Value value;
-  value.kind_ = Kind::Struct;
-  value.struct_item_ = item;
-  value.generics_ = std::move(generics);
-  value.fields_ = std::move(fields);
-  return value;
+  Composite composite;
+  composite.struct_item = item;
+  composite.generics = std::move(generics);
+  composite.fields = std::move(fields);
+  return of_composite(Kind::Struct, std::move(composite));
 }
 
 Value Value::enumeration(const syntax::ast::EnumItem* item, int variant) {
-  Value value;
-  value.kind_ = Kind::Enum;
-  value.enum_item_ = item;
-  value.variant_ = variant;
-  return value;
+  Composite composite;
+  composite.enum_item = item;
+  composite.variant = variant;
+  return of_composite(Kind::Enum, std::move(composite));
 }
 
 Value Value::block(std::shared_ptr<BlockInstance> instance) {
-  Value value;
-  value.kind_ = Kind::Block;
-  value.block_ = std::move(instance);
-  return value;
+  Composite composite;
+  composite.block = std::move(instance);
+  return of_composite(Kind::Block, std::move(composite));
 }
 
 Value Value::block_array(std::vector<std::shared_ptr<BlockInstance>> instances) {
-  Value value;
-  value.kind_ = Kind::BlockArray;
-  value.blocks_ = std::move(instances);
-  return value;
+  Composite composite;
+  composite.blocks = std::move(instances);
+  return of_composite(Kind::BlockArray, std::move(composite));
 }
 
 Value Value::shape_literal(Shape dims) {
-  Value value;
-  value.kind_ = Kind::Shape;
-  value.shape_ = std::move(dims);
-  return value;
+  Composite composite;
+  composite.shape = std::move(dims);
+  return of_composite(Kind::Shape, std::move(composite));
 }
 
 Value Value::string(std::string text) {
-  Value value;
-  value.kind_ = Kind::String;
-  value.text_ = std::move(text);
-  return value;
+  Composite composite;
+  composite.text = std::move(text);
+  return of_composite(Kind::String, std::move(composite));
 }
 
 const Tensor& Value::tensor() const {
   if (kind_ != Kind::Tensor) wrong_kind("a tensor", *this);
-  return tensor_;
+  if (inline_scalar_) {
+    tensor_ = std::make_shared<const Tensor>(scalar_elements::to_tensor({element_dtype_, number_.bits}));
+    inline_scalar_ = false;
+  }
+  return *tensor_;
+}
+
+bool Value::scalar_element(DType& dtype, uint64_t& bits) const {
+  if (inline_scalar_) {
+    dtype = element_dtype_;
+    bits = number_.bits;
+    return true;
+  }
+  if (kind_ != Kind::Tensor || tensor_->rank() != 0) return false;
+  const scalar_elements::Element element = scalar_elements::of_tensor(*tensor_);
+  dtype = element.dtype;
+  bits = element.bits;
+  return true;
+}
+
+DType Value::tensor_dtype() const {
+  if (kind_ != Kind::Tensor) wrong_kind("a tensor", *this);
+  return inline_scalar_ ? element_dtype_ : tensor_->dtype();
+}
+
+int Value::tensor_rank() const {
+  if (kind_ != Kind::Tensor) wrong_kind("a tensor", *this);
+  return inline_scalar_ ? 0 : tensor_->rank();
 }
 
 int64_t Value::int_value() const {
   if (kind_ != Kind::Int) wrong_kind("a contextual integer", *this);
-  return int_;
+  return number_.integer;
 }
 
 double Value::float_value() const {
-  if (kind_ == Kind::Int) return static_cast<double>(int_);
+  if (kind_ == Kind::Int) return static_cast<double>(number_.integer);
   if (kind_ != Kind::Float) wrong_kind("a contextual number", *this);
-  return float_;
+  return number_.real;
 }
 
 const std::vector<Value>& Value::elements() const {
   if (kind_ != Kind::Tuple) wrong_kind("a tuple", *this);
-  return elements_;
+  return composite().elements;
 }
 
 bool Value::has_value() const {
   if (kind_ != Kind::Optional) wrong_kind("an optional", *this);
-  return !elements_.empty();
+  return !composite().elements.empty();
 }
 
 const Value& Value::inner() const {
-  if (kind_ != Kind::Optional || elements_.empty()) wrong_kind("some(...)", *this);
-  return elements_.front();
+  if (kind_ != Kind::Optional || composite().elements.empty()) wrong_kind("some(...)", *this);
+  return composite().elements.front();
 }
 
 const syntax::ast::StructItem* Value::struct_item() const {
   if (kind_ != Kind::Struct) wrong_kind("a struct", *this);
-  return struct_item_;
+  return composite().struct_item;
 }
 
 const GenericBindings& Value::struct_generics() const {
   if (kind_ != Kind::Struct) wrong_kind("a struct", *this);
-  return generics_;
+  return composite().generics;
 }
 
 const std::vector<std::pair<std::string, Value>>& Value::fields() const {
   if (kind_ != Kind::Struct) wrong_kind("a struct", *this);
-  return fields_;
+  return composite().fields;
 }
 
 const Value* Value::field(const std::string& name) const {
@@ -225,54 +279,63 @@ const Value* Value::field(const std::string& name) const {
 
 const syntax::ast::EnumItem* Value::enum_item() const {
   if (kind_ != Kind::Enum) wrong_kind("an enum value", *this);
-  return enum_item_;
+  return composite().enum_item;
 }
 
 int Value::variant() const {
   if (kind_ != Kind::Enum) wrong_kind("an enum value", *this);
-  return variant_;
+  return composite().variant;
 }
 
 const std::shared_ptr<BlockInstance>& Value::block() const {
   if (kind_ != Kind::Block) wrong_kind("a block", *this);
-  return block_;
+  return composite().block;
 }
 
 const std::vector<std::shared_ptr<BlockInstance>>& Value::blocks() const {
   if (kind_ != Kind::BlockArray) wrong_kind("a block array", *this);
-  return blocks_;
+  return composite().blocks;
 }
 
 const Shape& Value::shape_dims() const {
   if (kind_ != Kind::Shape) wrong_kind("a shape", *this);
-  return shape_;
+  return composite().shape;
 }
 
 const std::string& Value::text() const {
   if (kind_ != Kind::String) wrong_kind("a string", *this);
-  return text_;
+  return composite().text;
 }
 
 std::string Value::describe() const {
   switch (kind_) {
     case Kind::Unit: return "()";
     case Kind::Tensor:
-      if (tensor_.rank() == 0) return std::string(tensor::dtype_name(tensor_.dtype()));
-      return tensor_.describe();
-    case Kind::Int: return "integer " + std::to_string(int_);
-    case Kind::Float: return "float " + format_float(float_);
+      if (tensor_rank() == 0) return std::string(tensor::dtype_name(tensor_dtype()));
+      return tensor_->describe();
+    case Kind::Int: return "integer " + std::to_string(number_.integer);
+    case Kind::Float: return "float " + format_float(number_.real);
     case Kind::Tuple: {
+      const std::vector<Value>& elements = composite().elements;
       std::string text = "(";
-      for (size_t i = 0; i < elements_.size(); ++i) text += (i ? ", " : "") + elements_[i].describe();
+      for (size_t i = 0; i < elements.size(); ++i) text += (i ? ", " : "") + elements[i].describe();
       return text + ")";
     }
-    case Kind::Optional: return elements_.empty() ? "none" : "some(" + elements_.front().describe() + ")";
-    case Kind::Struct: return "struct " + struct_item_->name.text + describe_bindings(generics_);
-    case Kind::Enum:
-      return enum_item_->name.text + "." + enum_item_->variants[static_cast<size_t>(variant_)].text;
-    case Kind::Block: return "block " + (block_ ? block_->describe() : std::string("?"));
-    case Kind::BlockArray: return "array of " + syntax::count_of(blocks_.size(), "block", "blocks");
-    case Kind::Shape: return "shape " + tensor::shape_to_string(shape_);
+    case Kind::Optional: {
+      const std::vector<Value>& elements = composite().elements;
+      return elements.empty() ? "none" : "some(" + elements.front().describe() + ")";
+    }
+    case Kind::Struct: return "struct " + composite().struct_item->name.text + describe_bindings(composite().generics);
+    case Kind::Enum: {
+      const Composite& parts = composite();
+      return parts.enum_item->name.text + "." + parts.enum_item->variants[static_cast<size_t>(parts.variant)].text;
+    }
+    case Kind::Block: {
+      const auto& block = composite().block;
+      return "block " + (block ? block->describe() : std::string("?"));
+    }
+    case Kind::BlockArray: return "array of " + syntax::count_of(composite().blocks.size(), "block", "blocks");
+    case Kind::Shape: return "shape " + tensor::shape_to_string(composite().shape);
     case Kind::String: return "string";
   }
   return "?";

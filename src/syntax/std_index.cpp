@@ -1,5 +1,6 @@
 // The standard library's public names (std_index.hpp).
 #include "linnet/syntax/std_index.hpp"
+#include "linnet/syntax/suggest.hpp"
 
 #include <algorithm>
 #include <array>
@@ -74,6 +75,27 @@ std::map<std::string, std::string> index_std_items(const std::string& std_root) 
     }
   }
   return items;
+}
+
+std::optional<std::string> std_item_for(const std::string& name, const std::map<std::string, std::string>& std_items) {
+  std::vector<std::string> names;
+  for (const auto& [item, module] : std_items) names.push_back(item);
+  if (std::optional<std::string> near = closest_name(name, names)) return near;
+  std::optional<std::string> holding;
+  for (const std::string& item : names) {
+    size_t start = 0;
+    while (start <= item.size()) {
+      size_t end = item.find('_', start);
+      if (end == std::string::npos) end = item.size();
+      if (item.compare(start, end - start, name) == 0 && end - start == name.size()) {
+        if (holding) return std::nullopt;  // more than one: no single guess
+        holding = item;
+        break;
+      }
+      start = end + 1;
+    }
+  }
+  return holding;
 }
 
 }  // namespace linnet::syntax

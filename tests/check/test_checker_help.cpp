@@ -383,3 +383,59 @@ pub block Model<Hidden: Dim> {
     CHECK(contains(run.text, "`plain::Model` has generics Hidden"));
   }
 }
+
+TEST_CASE("a defaulted generic whose result goes straight into another call is reported where the type is written",
+          "[check][help]") {
+  const std::string blocks = R"(module m
+
+fn pair<S: Dim, H: Dim>(a: Tensor[S, H; f32], b: Tensor[S, H; f32]) -> Tensor[S, H; f32] {
+    return a + b
+}
+
+block Wide<H: Dim, T: Float = bf16> {
+    param w: Tensor[H; T]
+
+    pub fn forward<S: Dim>(x: Tensor[S, H; f32]) -> Tensor[S, H; T] {
+        return cast<T>(x)
+    }
+}
+
+block Proj<H: Dim, Out: Dim = 8> {
+    param w: Tensor[Out, H; f32]
+
+    pub fn forward<S: Dim>(x: Tensor[S, H; f32]) -> Tensor[S, Out; f32] {
+        let y[s, o] = sum[h] x[s, h] * w[o, h]
+        return y
+    }
+}
+
+pub block Model<H: Dim> {
+    sub wide: Wide<H>
+    sub proj: Proj<H>
+
+    pub entry forward<S: Dim>(x: Tensor[S, H; f32]) -> Tensor[S, H; f32] {
+)";
+  SECTION("a dtype") {
+    const auto run = check_source(blocks + "        return pair(x, wide.forward(x))\n    }\n}\n");
+    INFO(run.text);
+    REQUIRE(run.errors.size() == 1);
+    CHECK(contains(run.text, "`Wide<H>` leaves `T` of `Wide` at its default (`T = bf16`)"));
+    CHECK(contains(run.text, "case.linnet:25:15"));
+    CHECK(contains(run.text, "argument `b` of `pair` is"));
+    CHECK(contains(run.text, "help: pass it: `Wide<H, f32>`"));
+  }
+  SECTION("an axis") {
+    const auto run = check_source(blocks + "        return pair(x, proj.forward(x))\n    }\n}\n");
+    INFO(run.text);
+    REQUIRE(run.errors.size() == 1);
+    CHECK(contains(run.text, "`Proj<H>` leaves `Out` of `Proj` at its default (`Out = 8`)"));
+    CHECK(contains(run.text, "case.linnet:26:15"));
+    CHECK(contains(run.text, "help: pass it: `Proj<H, H>`"));
+  }
+  SECTION("a mismatch the default does not explain stays at the call") {
+    const auto run = check_source(blocks + "        return pair(x, cast<f32>(wide.forward(x)) + 1.0 > x)\n    }\n}\n");
+    INFO(run.text);
+    REQUIRE_FALSE(run.errors.empty());
+    CHECK_FALSE(contains(run.text, "leaves `T`"));
+  }
+}

@@ -13,7 +13,8 @@
 // - unit, what a function without a result returns.
 //
 // Values are cheap to copy: tensors are views of shared storage, block
-// instances are shared.
+// instances are shared, and a typed scalar (`i32`, `bool`) is held as its
+// element alone.
 #pragma once
 
 #include <cstdint>
@@ -65,11 +66,22 @@ class Value {
   enum class Kind { Unit, Tensor, Int, Float, Tuple, Optional, Struct, Enum, Block, BlockArray, Shape, String };
 
   Value() = default;  // unit
+  // A copy holds a tensor of its own (a view of the same storage), so that
+  // the storage's reference count counts every value that reads it: an op
+  // may write in place only into storage no other value holds.
+  Value(const Value& other);
+  Value& operator=(const Value& other);
+  Value(Value&&) noexcept = default;
+  Value& operator=(Value&&) noexcept = default;
+  ~Value() = default;
 
   static Value unit() { return Value(); }
   static Value from_tensor(Tensor tensor);
   // A rank-0 tensor of `dtype` holding `value` (converted by the cast rules).
   static Value scalar(DType dtype, tensor::Scalar value);
+  // A typed scalar from one element's bits, as tensor storage of `dtype`
+  // holds them (little-endian, in the low bytes).
+  static Value from_element(DType dtype, uint64_t bits);
   static Value contextual_int(int64_t value);
   static Value contextual_float(double value);
   static Value tuple(std::vector<Value> elements);
@@ -89,7 +101,13 @@ class Value {
   bool is_tensor() const { return kind_ == Kind::Tensor; }
   bool is_contextual() const { return kind_ == Kind::Int || kind_ == Kind::Float; }
   // A tensor of rank 0: a typed scalar.
-  bool is_scalar_tensor() const { return kind_ == Kind::Tensor && tensor_.rank() == 0; }
+  bool is_scalar_tensor() const { return inline_scalar_ || (kind_ == Kind::Tensor && tensor_->rank() == 0); }
+  // A typed scalar's dtype and element bits without making a tensor: true
+  // for a scalar held inline or a rank-0 tensor.
+  bool scalar_element(DType& dtype, uint64_t& bits) const;
+  // A tensor's dtype and rank, without making the tensor of an inline scalar.
+  DType tensor_dtype() const;
+  int tensor_rank() const;
 
   // Accessors; each throws std::logic_error on a value of another kind.
   const Tensor& tensor() const;
@@ -114,20 +132,39 @@ class Value {
   std::string describe() const;
 
  private:
+  // The parts of the rarer kinds, shared between copies: a Value is copied
+  // on every name lookup, so it stays small.
+  struct Composite {
+    std::vector<Value> elements;  // tuple elements, or the optional's inner value (0 or 1)
+    std::vector<std::pair<std::string, Value>> fields;
+    GenericBindings generics;
+    const syntax::ast::StructItem* struct_item = nullptr;
+    const syntax::ast::EnumItem* enum_item = nullptr;
+    int variant = 0;
+    std::shared_ptr<BlockInstance> block;
+    std::vector<std::shared_ptr<BlockInstance>> blocks;
+    Shape shape;
+    std::string text;
+  };
+  static Value of_composite(Kind kind, Composite composite);
+  const Composite& composite() const;
+
+  // A Value is made and dropped for every operand the interpreter reads,
+  // so it stays small (48 bytes): what the kind needs beyond a number
+  // lives behind a shared pointer.
   Kind kind_ = Kind::Unit;
-  Tensor tensor_;
-  int64_t int_ = 0;
-  double float_ = 0.0;
-  std::vector<Value> elements_;  // tuple elements, or the optional's inner value (0 or 1)
-  std::vector<std::pair<std::string, Value>> fields_;
-  GenericBindings generics_;
-  const syntax::ast::StructItem* struct_item_ = nullptr;
-  const syntax::ast::EnumItem* enum_item_ = nullptr;
-  int variant_ = 0;
-  std::shared_ptr<BlockInstance> block_;
-  std::vector<std::shared_ptr<BlockInstance>> blocks_;
-  Shape shape_;
-  std::string text_;
+  // A typed scalar made by scalar() or from_element() is held as its
+  // element's bits (`number_.bits`), with no tensor until tensor() is first
+  // asked for; the value then holds the tensor alone, as from_tensor() makes it.
+  mutable bool inline_scalar_ = false;
+  DType element_dtype_ = DType::Bool;
+  union Number {
+    int64_t integer;  // Kind::Int
+    double real;      // Kind::Float
+    uint64_t bits;    // an inline scalar's element
+  } number_{0};
+  mutable std::shared_ptr<const Tensor> tensor_;  // Kind::Tensor, unless held inline
+  std::shared_ptr<const Composite> composite_;
 };
 
 // One instantiated block: its generics, its bound parameters and buffers,

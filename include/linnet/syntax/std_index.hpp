@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace linnet::syntax {
@@ -13,5 +14,10 @@ namespace linnet::syntax {
 // ("std.nn.norm"). The files are read as text, not parsed: a module that
 // does not load still lends its names. Empty when `std_root` is "".
 std::map<std::string, std::string> index_std_items(const std::string& std_root);
+
+// The standard library item a misspelled or missing name most likely
+// means: the closest name (closest_name's rule), else the one item that
+// holds `name` as a whole `_`-separated word (`erf` -> `gelu_erf`).
+std::optional<std::string> std_item_for(const std::string& name, const std::map<std::string, std::string>& std_items);
 
 }  // namespace linnet::syntax

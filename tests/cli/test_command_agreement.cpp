@@ -1,0 +1,204 @@
+// Every command that reads a program agrees with `check` about whether it
+// is valid: broken programs x {check, explain, spec-test, run}. `check` and
+// `explain` report the same code at the same position; `spec-test` passes a
+// case expecting that code; `run`, which meets the defect as it executes
+// the entry, fails with the same code. And the prelude: every function
+// `check` accepts, `run` runs, and the names neither knows both refuse.
+#include <regex>
+
+#include "cli_test_util.hpp"
+#include "linnet/syntax/prelude.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+struct Broken {
+  const char* name;
+  const char* body;       // the statements of `pub fn f(x: Tensor[4; f32]) -> Tensor[4; f32]`
+  const char* code;       // what every command reports
+  const char* position;   // "line:column" of the defect in the file
+  const char* also;       // a phrase the message holds (a did-you-mean, ...)
+};
+
+// The body sits on line 4 of the file, after 4 spaces.
+const Broken kBroken[] = {
+    {"undefined function", "    return frobnicate(x)\n", "E1201", "4:12", "cannot find function `frobnicate`"},
+    {"a function upstream lacks", "    return erf(x)\n", "E1201", "4:12", "did you mean `gelu_erf`?"},
+    {"a misspelled prelude function", "    return sqrtt(x)\n", "E1201", "4:12", "did you mean `sqrt`?"},
+    {"a prelude function without a signature", "    return pad(x)\n", "E2190", "4:12",
+     "`pad` has no specified signature"},
+    {"a kernel builtin outside a kernel", "    return load(x)\n", "E2127", "4:12", "available only in a kernel"},
+    {"dtypes that do not match", "    let n: i32 = 1\n    return x * n\n", "E2103", "5:12", "dtypes do not match"},
+    {"an undefined local", "    return x + y\n", "E1201", "4:16", "`y`"},
+};
+
+std::string program_text(const Broken& broken) {
+  return std::string("module broken\n\npub entry f(x: Tensor[4; f32]) -> Tensor[4; f32] {\n") + broken.body + "}\n";
+}
+
+// "error E1201" ... "broken.linnet:4:12" in a command's stderr.
+void expect_reported(const Outcome& outcome, const Broken& broken, const std::string& command) {
+  INFO(command << ": " << outcome.err);
+  CHECK(outcome.status == 1);
+  CHECK(contains(outcome.err, std::string("error ") + broken.code));
+  CHECK(contains(outcome.err, std::string("broken.linnet:") + broken.position));
+  CHECK(contains(outcome.err, broken.also));
+}
+
+}  // namespace
+
+TEST_CASE("check, explain, spec-test and run agree on broken programs", "[agreement]") {
+  for (const Broken& broken : kBroken) {
+    DYNAMIC_SECTION(broken.name) {
+      ScratchDir dir;
+      const std::string file = dir.write("broken.linnet", program_text(broken));
+      expect_reported(run_linnet({"check", file}), broken, "check");
+      expect_reported(run_linnet({"explain", file, "--entry", "f"}), broken, "explain");
+      expect_reported(run_linnet({"run", file, "--entry", "f", "--input", "x=[1,2,3,4]"}), broken, "run");
+
+      dir.write("spec/manifest.toml", std::string("version = 1\n\n[[case]]\nfile = \"broken.linnet\"\nexpect = "
+                                                  "\"error\"\ncode = \"") +
+                                          broken.code + "\"\n");
+      dir.write("spec/broken.linnet", program_text(broken));
+      const Outcome spec = run_linnet({"spec-test", "--no-progress", dir.file("spec")});
+      INFO(spec.out << spec.err);
+      CHECK(spec.status == 0);
+      CHECK(contains(spec.out, "1 passed, 0 failed"));
+    }
+  }
+}
+
+TEST_CASE("explain refuses a card program check refuses, with check's diagnostic", "[agreement]") {
+  // A function nothing calls: `run` never meets it, but `check` (and so
+  // `explain`) rejects the program.
+  ScratchDir dir;
+  const std::string file = dir.write("broken.linnet", R"(module broken
+
+fn unused(x: Tensor[4; f32]) -> Tensor[4; f32] {
+    return frobnicate(x)
+}
+
+pub fn f(x: Tensor[4; f32]) -> Tensor[4; f32] {
+    return x
+}
+)");
+  const Outcome check = run_linnet({"check", file});
+  const Outcome explain = run_linnet({"explain", file, "--entry", "f"});
+  INFO(check.err << explain.err);
+  CHECK(check.status == 1);
+  CHECK(explain.status == 1);
+  // The same diagnostic, word for word (check adds its summary line).
+  const std::string diagnostic = check.err.substr(0, check.err.find("checked "));
+  CHECK(contains(diagnostic, "error E1201"));
+  CHECK(explain.err == diagnostic);
+}
+
+namespace {
+
+// A well-typed call of every prelude function, as the body of
+// `pub fn f(x: Tensor[2, 3; f32], n: i32) -> T` (T as written here).
+struct PreludeCall {
+  const char* name;
+  const char* result;
+  const char* body;
+};
+
+const PreludeCall kPreludeCalls[] = {
+    {"cast", "Tensor[2, 3; i32]", "return cast<i32>(x)"},
+    {"reshape", "Tensor[3, 2; f32]", "return reshape(x, [3, 2])"},
+    {"permute", "Tensor[3, 2; f32]", "return permute(x, [1, 0])"},
+    {"broadcast_to", "Tensor[4, 2, 3; f32]", "return broadcast_to(x, [4, 2, 3])"},
+    {"concat", "Tensor[4, 3; f32]", "return concat(x, x, axis = 0)"},
+    {"iota", "Tensor[5; i64]", "return iota(5)"},
+    {"fill", "Tensor[2; f32]", "return fill<f32>([2], 1.5)"},
+    {"cumsum", "Tensor[2, 3; f32]", "return cumsum(x, axis = 1)"},
+    {"exp", "Tensor[2, 3; f32]", "return exp(x)"},
+    {"log", "Tensor[2, 3; f32]", "return log(x)"},
+    {"sqrt", "Tensor[2, 3; f32]", "return sqrt(x)"},
+    {"rsqrt", "Tensor[2, 3; f32]", "return rsqrt(x)"},
+    {"sin", "Tensor[2, 3; f32]", "return sin(x)"},
+    {"cos", "Tensor[2, 3; f32]", "return cos(x)"},
+    {"tanh", "Tensor[2, 3; f32]", "return tanh(x)"},
+    {"abs", "Tensor[2, 3; f32]", "return abs(x)"},
+    {"min", "Tensor[2, 3; f32]", "return min(x, x)"},
+    {"max", "Tensor[2, 3; f32]", "return max(x, x)"},
+    {"shl", "i32", "return shl(n, n)"},
+    {"shr", "i32", "return shr(n, n)"},
+    {"select", "Tensor[2, 3; f32]", "return select(x > 0.0, x, x)"},
+};
+
+// The prelude names the specification gives no signature: both refuse them.
+const char* const kUnspecified[] = {"pad", "gather", "scatter"};
+
+std::string prelude_program(const char* result, const char* body) {
+  return std::string("module calls\n\npub entry f(x: Tensor[2, 3; f32], n: i32) -> ") + result + " {\n    " + body +
+         "\n}\n";
+}
+
+}  // namespace
+
+TEST_CASE("check and run accept the same prelude functions", "[agreement][prelude]") {
+  // One table covers the one list both read (linnet/syntax/prelude.hpp): a
+  // function added there without a call here fails this test.
+  std::vector<std::string> covered;
+  for (const PreludeCall& call : kPreludeCalls) covered.push_back(call.name);
+  for (const char* name : kUnspecified) covered.push_back(name);
+  std::vector<std::string> listed = linnet::syntax::prelude_functions();
+  std::sort(covered.begin(), covered.end());
+  std::sort(listed.begin(), listed.end());
+  CHECK(covered == listed);
+
+  for (const PreludeCall& call : kPreludeCalls) {
+    DYNAMIC_SECTION(call.name) {
+      ScratchDir dir;
+      const std::string file = dir.write("calls.linnet", prelude_program(call.result, call.body));
+      const Outcome check = run_linnet({"check", file});
+      INFO(check.err);
+      CHECK(check.status == 0);
+      const Outcome run =
+          run_linnet({"run", file, "--entry", "f", "--input", "x=[[1,2,3],[4,5,6]]", "--input", "n=1"});
+      INFO(run.err);
+      CHECK(run.status == 0);
+    }
+  }
+  for (const char* name : kUnspecified) {
+    DYNAMIC_SECTION(name) {
+      ScratchDir dir;
+      const std::string file =
+          dir.write("calls.linnet", prelude_program("Tensor[2, 3; f32]", (std::string("return ") + name + "(x)").c_str()));
+      for (const char* command : {"check", "run"}) {
+        const Outcome outcome =
+            std::string(command) == "check"
+                ? run_linnet({"check", file})
+                : run_linnet({"run", file, "--entry", "f", "--input", "x=[[1,2,3],[4,5,6]]", "--input", "n=1"});
+        INFO(command << ": " << outcome.err);
+        CHECK(outcome.status == 1);
+        CHECK(contains(outcome.err, "error E2190"));
+        CHECK(contains(outcome.err, "has no specified signature"));
+      }
+    }
+  }
+}
+
+TEST_CASE("explain refuses an --entry that names neither a function nor Block.method", "[agreement]") {
+  ScratchDir dir;
+  const std::string file =
+      dir.write("ok.linnet", "module m\n\npub entry f(x: Tensor[4; f32]) -> Tensor[4; f32] {\n    return x\n}\n");
+  CHECK(run_linnet({"explain", file, "--entry", "f"}).status == 0);
+  for (const char* entry : {".f", "f.", "a.b.c"}) {
+    const Outcome outcome = run_linnet({"explain", file, "--entry", entry});
+    INFO(entry << ": " << outcome.err);
+    CHECK(outcome.status == 2);
+    CHECK(contains(outcome.err, "is neither FUNCTION nor Block.method"));
+  }
+}
+
+TEST_CASE("check names a path that is neither a file nor a directory", "[agreement]") {
+  // It said "no such file or directory" of /dev/null, which exists.
+  const Outcome outcome = run_linnet({"check", "/dev/null"});
+  INFO(outcome.err);
+  CHECK(outcome.status == 2);
+  CHECK(contains(outcome.err, "`/dev/null` is neither a file nor a directory"));
+  CHECK_FALSE(contains(outcome.err, "no such file"));
+}
