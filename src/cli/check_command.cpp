@@ -70,11 +70,6 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
       std::cerr << "error: `" << path << "` " << problem << "\n";
       return 2;
     }
-    // A device, a pipe or a socket (`check /dev/null`) holds no program.
-    if (!std::filesystem::is_regular_file(path, ec) && !std::filesystem::is_directory(path, ec)) {
-      std::cerr << "error: `" << path << "` is neither a file nor a directory\n";
-      return 2;
-    }
   }
   if (int status = check_bind_arguments(options.instantiate.bindings); status != 0) return status;
   syntax::SourceManager sources;

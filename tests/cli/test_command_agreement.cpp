@@ -194,11 +194,11 @@ TEST_CASE("explain refuses an --entry that names neither a function nor Block.me
   }
 }
 
-TEST_CASE("check names a path that is neither a file nor a directory", "[agreement]") {
+TEST_CASE("check names a path that is no file or directory as what it is", "[agreement]") {
   // It said "no such file or directory" of /dev/null, which exists.
   const Outcome outcome = run_linnet({"check", "/dev/null"});
   INFO(outcome.err);
   CHECK(outcome.status == 2);
-  CHECK(contains(outcome.err, "`/dev/null` is neither a file nor a directory"));
+  CHECK(contains(outcome.err, "`/dev/null` is a character device, not a file"));
   CHECK_FALSE(contains(outcome.err, "no such file"));
 }
