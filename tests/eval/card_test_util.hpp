@@ -18,6 +18,16 @@ using linnet::eval::ParameterKind;
 
 inline std::string card(const std::string& name) { return std::string(LINNET_SOURCE_DIR) + "/nest/" + name; }
 
+// The GPT-OSS card's MXFP4 expert tensors (the `u8` parameters), for
+// `random_weights`' `special`: blocks are any bytes, scales near 127 keep
+// the decoded weights near 1. Other parameters are left to the default.
+inline Tensor random_mxfp4(const ParameterInfo& info, std::mt19937& rng) {
+  if (info.dtype != DType::U8) return Tensor();
+  const bool is_scale = info.path.find("scales") != std::string::npos;
+  return is_scale ? random_integers(rng, info.shape, DType::U8, 120, 124)
+                  : random_integers(rng, info.shape, DType::U8, 0, 255);
+}
+
 // Random weights for every parameter the manifest lists. Norm weights sit
 // near 1, everything else is small, so activations stay in a sane range.
 // `include_optional` decides whether optional parameters (biases) exist.

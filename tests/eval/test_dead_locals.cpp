@@ -100,16 +100,10 @@ TEST_CASE("a card's forward gives the same logits with less memory when locals a
                            {"HeadDim", dim(16)}, {"Inner", dim(64)},  {"Experts", dim(4)}, {"TopK", dim(2)},
                            {"Layers", dim(2)},   {"Window", dim(3)},  {"Batch", dim(1)},   {"MaxSeq", dim(32)},
                            {"T", dtype(DType::F32)}};
-  auto mxfp4 = [](const ParameterInfo& info, std::mt19937& rng) -> Tensor {
-    if (info.dtype != DType::U8) return Tensor();
-    const bool is_scale = info.path.find("scales") != std::string::npos;
-    return is_scale ? random_integers(rng, info.shape, DType::U8, 120, 124)
-                    : random_integers(rng, info.shape, DType::U8, 0, 255);
-  };
   auto releasing = load_inputs({card("gpt-oss-20b")});
   auto keeping = load_inputs({card("gpt-oss-20b")}, keeping_locals());
-  auto released_model = random_model(*releasing, generics, true, mxfp4);
-  auto kept_model = random_model(*keeping, generics, true, mxfp4);
+  auto released_model = random_model(*releasing, generics, true, random_mxfp4);
+  auto kept_model = random_model(*keeping, generics, true, random_mxfp4);
   REQUIRE(released_model != nullptr);
   REQUIRE(kept_model != nullptr);
   const int64_t steps = 24;
