@@ -18,7 +18,6 @@
 #include <memory>
 
 #include "command.hpp"
-#include "linnet/check/driver.hpp"
 #include "linnet/syntax/file_reading.hpp"
 #include "linnet/syntax/diagnostic.hpp"
 #include "linnet/syntax/package.hpp"
@@ -26,10 +25,12 @@
 #include "linnet/nest/card_loader.hpp"
 #include "linnet/syntax/suggest.hpp"
 #include "linnet/nest/generics.hpp"
+#include "linnet/nest/program_check.hpp"
 #include "linnet/ops/explain.hpp"
 #include "linnet/ops/op_table.hpp"
 #include "device_option.hpp"
 #include "option_checks.hpp"
+#include "run_support.hpp"
 
 namespace linnet::cli {
 
@@ -44,6 +45,7 @@ struct ExplainOptions {
   std::vector<std::string> binds;
   std::string numerics = "exact";
   std::string device = "cpu";
+  bool strict = false;  // --strict: the card's and the checker's warnings fail the command
 };
 
 eval::NumericsPolicy policy_named(const std::string& name) {
@@ -96,22 +98,30 @@ std::optional<LoadedSources> load(const std::string& target, const CommandContex
   return loaded;
 }
 
-// The static checker as `check` runs it, lints aside: explain lists only
-// programs `check` accepts, and refuses the others with check's own
-// diagnostics (code, message, position) and exit status 1.
-int check_status(const LoadedSources& loaded, const ExplainOptions& options, bool card) {
+// The static checker as `check` runs it (nest/program_check.hpp, shared
+// with run, generate, validate and inspect): explain lists only programs
+// `check` accepts, and refuses the others with check's own diagnostics
+// (code, message, position) and exit status 1. A card is checked at the
+// generics explain uses (`binds`); a file generically, as `check FILE`.
+int check_status(const LoadedSources& loaded, const ExplainOptions& options, const std::string& root,
+                 const std::vector<std::string>& binds) {
   syntax::Diagnostics diagnostics;
-  check::DriverOptions driver;
-  driver.lint = false;
-  if (card) {
-    driver.root = options.root;
-    driver.bindings = options.binds;
-  }
-  const check::DriverResult checked =
-      check::run_check(*loaded.program, *loaded.sources, diagnostics, {options.target}, driver);
+  nest::ProgramCheckRequest request;
+  request.target = options.target;
+  request.root = root;
+  request.binds = binds;
+  request.strict = options.strict;
+  const nest::ProgramCheck checked = nest::check_program(*loaded.program, *loaded.sources, diagnostics, request);
   if (!diagnostics.all().empty()) std::cerr << syntax::render_text(diagnostics, *loaded.sources);
-  if (checked.bad_request) return 2;
-  return diagnostics.has_errors() || diagnostics.suppressed() > 0 ? 1 : 0;
+  switch (checked) {
+    case nest::ProgramCheck::Passed:
+      return 0;
+    case nest::ProgramCheck::Failed:
+      return 1;
+    case nest::ProgramCheck::BadRequest:
+      return 2;
+  }
+  return 1;
 }
 
 int print_explanation(ops::ExplainRequest request, const std::string& numerics, const std::string& device_name) {
@@ -132,7 +142,7 @@ int explain_card(const ExplainOptions& options, const CommandContext& context) {
   // in run and check, not the source loader's bare "cannot read".
   auto sources = std::make_unique<syntax::SourceManager>();
   syntax::Diagnostics card_diagnostics;
-  const std::optional<nest::CardFiles> files = nest::read_card_files(options.target, *sources, card_diagnostics);
+  const std::optional<nest::CardFiles> files = nest::read_card_files(options.target, *sources, card_diagnostics, options.strict);
   if (!files) {
     std::cerr << syntax::render_text(card_diagnostics, *sources);
     return 1;
@@ -140,7 +150,8 @@ int explain_card(const ExplainOptions& options, const CommandContext& context) {
   const std::optional<LoadedSources> loaded = load(options.target, context, std::move(sources));
   if (!loaded) return 1;
   std::optional<nest::ResolvedCard> resolved =
-      nest::resolve_card(files->card, *loaded->program, options.binds, card_diagnostics, options.root, options.entry);
+      nest::resolve_card(files->card, *loaded->program, options.binds, card_diagnostics, options.root, options.entry,
+                         "", {}, options.strict);
   if (!resolved) {
     std::cerr << syntax::render_text(card_diagnostics, *loaded->sources);
     return 1;
@@ -150,12 +161,13 @@ int explain_card(const ExplainOptions& options, const CommandContext& context) {
     // that names no parameter) are said here too, as by every command.
     eval::Interpreter lister(*loaded->program, *loaded->sources);
     for (syntax::Diagnostic& finding : nest::audit_card_binding_paths(
-             files->card, files->bindings, resolved->root, resolved->generics.model, lister, nullptr, false)) {
+             files->card, files->bindings, resolved->root, resolved->generics.model, lister, nullptr, options.strict)) {
       card_diagnostics.add(std::move(finding));
     }
     if (!card_diagnostics.all().empty()) std::cerr << syntax::render_text(card_diagnostics, *loaded->sources);
+    if (card_diagnostics.has_errors()) return 1;  // under --strict
   }
-  if (int status = check_status(*loaded, options, /*card=*/true); status != 0) return status;
+  if (int status = check_status(*loaded, options, options.root, resolved->bind_texts); status != 0) return status;
   const nest::Card* card = &files->card;
   const nest::RootBlock* root = &resolved->root;
   const nest::BoundGenerics* bound = &resolved->generics;
@@ -203,7 +215,7 @@ int explain_file(const ExplainOptions& options, const CommandContext& context) {
   }
   const std::optional<LoadedSources> loaded = load(options.target, context);
   if (!loaded) return 1;
-  if (int status = check_status(*loaded, options, /*card=*/false); status != 0) return status;
+  if (int status = check_status(*loaded, options, "", {}); status != 0) return status;
   // `--entry Block.method`, or `--root Block --entry method`, as for a card.
   const std::string owner = dot == std::string::npos ? options.root : options.entry.substr(0, dot);
   const std::string name = dot == std::string::npos ? options.entry : options.entry.substr(dot + 1);
@@ -291,6 +303,7 @@ void add_explain_command(CLI::App& app, CommandContext& context) {
   command->add_option("--numerics", options->numerics, "exact (default), equivalent or fast")
       ->check(CLI::IsMember({"exact", "equivalent", "fast"}));
   add_device_option(*command, options->device);
+  add_strict_option(*command, options->strict);
   command->callback([options, &context]() { context.exit_code = run_explain(*options, context); });
 }
 

@@ -76,8 +76,8 @@ int check_bind_from_path(const std::string& path) {
 
 void add_strict_option(CLI::App& command, bool& strict) {
   command.add_flag("--strict", strict,
-                   "make a binding that leaves a parameter absent, or a checkpoint tensor no parameter reads, an "
-                   "error (default: a warning)");
+                   "fail on warnings too: a bindings.json key or a checkpoint tensor that no parameter reads, an "
+                   "unknown nest.toml key, the static checker's lints");
 }
 
 void add_progress_option(CLI::App& command, bool& no_progress) {

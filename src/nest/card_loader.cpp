@@ -104,6 +104,7 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
   }
   for (const std::string& text : binds) texts.emplace_back(text, "");
   std::vector<BindArgument> arguments;
+  std::vector<std::string> bind_texts;
   bool malformed = false;
   for (const auto& [text, from] : texts) {
     std::optional<BindArgument> bind = parse_bind_argument(text);
@@ -117,10 +118,11 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
     }
     bind->from = from;
     arguments.push_back(*bind);
+    bind_texts.push_back(text);
   }
   std::optional<BoundGenerics> bound = bind_generics(*root, card, arguments, diagnostics);
   if (!bound || malformed) return std::nullopt;
-  return ResolvedCard{std::move(*root), std::move(*bound)};
+  return ResolvedCard{std::move(*root), std::move(*bound), std::move(bind_texts)};
 }
 
 std::vector<syntax::Diagnostic> audit_card_binding_paths(const Card& card, const Bindings& bindings,

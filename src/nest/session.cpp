@@ -11,6 +11,7 @@
 #include "linnet/dist/collectives.hpp"
 #include "linnet/nest/binding_audit.hpp"
 #include "linnet/nest/card_loader.hpp"
+#include "linnet/nest/program_check.hpp"
 #include "linnet/nest/random_inputs.hpp"
 #include "linnet/nest/shards.hpp"
 #include "linnet/ops/op_table.hpp"
@@ -165,6 +166,7 @@ bool Session::load_program() {
   if (!resolved) return false;
   root_ = std::move(resolved->root);
   bound_ = std::move(resolved->generics);
+  if (!check_statically(options_.card, "", resolved->bind_texts)) return false;
   if (!make_interpreter_and_list()) return false;
   // bindings.json keys that name no parameter: warnings, errors under --strict.
   for (syntax::Diagnostic& finding :
@@ -190,7 +192,29 @@ bool Session::bind_and_list(const Card& card) {
   std::optional<BoundGenerics> bound = bind_generics(*root_, card, binds, diagnostics_);
   if (!bound || diagnostics_.has_errors()) return false;
   bound_ = std::move(*bound);
+  if (!check_statically(options_.program, options_.root, options_.binds)) return false;
   return make_interpreter_and_list();
+}
+
+bool Session::check_statically(const std::string& target, const std::string& root,
+                               const std::vector<std::string>& binds) {
+  report_stage("checking the program");
+  ProgramCheckRequest request;
+  request.target = target;
+  request.root = root;
+  request.binds = binds;
+  request.strict = options_.strict;
+  switch (check_program(*program_, *sources_, diagnostics_, request)) {
+    case ProgramCheck::Passed:
+      return true;
+    case ProgramCheck::Failed:
+      return false;
+    case ProgramCheck::BadRequest:
+      // (The checker has said why on stderr.)
+      diagnostics_.add(plain_error("the static checker could not read the generics given"));
+      return false;
+  }
+  return false;
 }
 
 bool Session::make_interpreter_and_list() {

@@ -42,6 +42,9 @@ std::optional<CardFiles> read_card_files(const std::string& directory, syntax::S
 struct ResolvedCard {
   RootBlock root;
   BoundGenerics generics;
+  // Every "NAME=VALUE" text the generics came from, in order (the preset's,
+  // --bind-from's, then `binds`), for the static checker (program_check.hpp).
+  std::vector<std::string> bind_texts;
 };
 struct PresetBinds {
   std::vector<std::string> texts;  // "NAME=VALUE"

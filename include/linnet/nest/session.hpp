@@ -10,9 +10,10 @@
 //   eval::Value logits = session.call("forward", session.inputs("forward", {{"tokens", "[[1, 2, 3]]"}}));
 //
 // load() checks everything before any tensor is read: the card, the
-// program, the generics (and their `where` clauses), and every parameter
-// the instance needs against the checkpoint (all problems at once). Only
-// then does it instantiate, reading the tensors it binds and no others.
+// program (with the static checker, as `linnet check` does), the generics
+// (and their `where` clauses), and every parameter the instance needs
+// against the checkpoint (all problems at once). Only then does it
+// instantiate, reading the tensors it binds and no others.
 #pragma once
 
 #include <chrono>
@@ -69,8 +70,9 @@ struct SessionOptions {
   // A `while` loop past this many iterations stops with E6005; nothing:
   // the interpreter's default (eval::Options::max_loop_iterations).
   std::optional<int64_t> max_loop_iterations;
-  // Bindings that leave a parameter silently absent (binding_audit.hpp)
-  // are errors instead of warnings.
+  // --strict: the card's warnings (a binding that leaves a parameter
+  // silently absent, binding_audit.hpp; an unknown nest.toml key) and the
+  // static checker's are errors instead of warnings.
   bool strict = false;
   // False: stop after listing the parameters (`inspect --parameters`).
   bool load_weights = true;
@@ -178,6 +180,9 @@ class Session {
   bool load_plain_program();
   bool read_sources(const std::string& path);
   bool bind_and_list(const Card& card);
+  // The static checker as `linnet check` runs it (program_check.hpp), at
+  // the generics `binds` give: false when it refuses the program.
+  bool check_statically(const std::string& target, const std::string& root, const std::vector<std::string>& binds);
   // Makes the interpreter and lists the root block's parameters (which
   // checks its `where` clauses).
   bool make_interpreter_and_list();
