@@ -110,6 +110,9 @@ void add_inspect_command(CLI::App& app, CommandContext& context) {
                       "with --parameters: generics from a golden meta.json or a checkpoint's config.json")
       ->check(not_empty());
   command->add_flag("--json", parameters->json, "with --parameters: print JSON");
+  command->add_flag("--strict", parameters->strict,
+                    "with --parameters: fail on warnings too (a bindings.json key or a checkpoint tensor that no "
+                    "parameter reads, an unknown nest.toml key, the static checker's lints)");
   command->add_option("file", options->file, "the .linnet file (with --parameters: the card directory)")->required();
   command->callback([options, parameters, list_parameters, &context, command] {
     if (*list_parameters) {

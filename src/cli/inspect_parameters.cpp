@@ -114,6 +114,7 @@ int run_inspect_parameters(const InspectParametersOptions& options, const Comman
   // With --weights the checkpoint is opened too, for its unexpected tensors.
   session_options.load_weights = !options.weights.empty();
   session_options.bind_from = options.bind_from;
+  session_options.strict = options.strict;
   nest::Session session(session_options);
   const bool loaded = session.load();
   if (options.json && !loaded) {

@@ -17,6 +17,7 @@ struct InspectParametersOptions {
   // With a checkpoint: also list its tensors that no parameter reads.
   std::vector<std::string> weights;
   std::string bind_from;  // --bind-from FILE
+  bool strict = false;    // --strict: the card's and the checker's warnings fail it
   bool json = false;
 };
 

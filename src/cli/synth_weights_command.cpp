@@ -1,4 +1,4 @@
-// `linnet synth-weights CARD --bind K=V ... --out DIR [--seed N] [--dtype D]`:
+// `linnet synth-weights CARD --bind K=V ... [--bind-from FILE] --out DIR [--seed N] [--dtype D] [--strict]`:
 // writes a checkpoint of deterministic random weights for a card at the
 // bound generics (nest/synth_weights.hpp), with a matching config.json, so
 // that a card can be run at its real widths without its published weights.
@@ -21,16 +21,21 @@ struct SynthOptions {
   std::string out;
   uint64_t seed = 0;
   std::string dtype;  // empty: each tensor in its parameter's dtype
+  std::string bind_from;
+  bool strict = false;
 };
 
 int run_synth_weights(const SynthOptions& options, const CommandContext& context) {
   if (int status = check_card_path(options.card); status != 0) return status;
   if (int status = check_bind_arguments(options.binds); status != 0) return status;
+  if (int status = check_bind_from_path(options.bind_from); status != 0) return status;
   std::optional<tensor::DType> dtype;
   if (!options.dtype.empty()) dtype = options.dtype == "bf16" ? tensor::DType::BF16 : tensor::DType::F32;
 
   nest::SessionOptions session_options = cli::session_options(options.card, options.binds, {}, "exact", context);
   session_options.load_weights = false;  // the parameter list is all it needs
+  session_options.bind_from = options.bind_from;
+  session_options.strict = options.strict;
   nest::Session session(session_options);
   if (!load_session(session)) return 1;
   if (session.manifest().empty()) {
@@ -59,6 +64,8 @@ void add_synth_weights_command(CLI::App& app, CommandContext& context) {
       "synth-weights", "write a checkpoint of deterministic random weights for a card at the bound generics");
   command->add_option("card", options->card, "the card directory")->required();
   add_bind_option(*command, options->binds);
+  add_bind_from_option(*command, options->bind_from);
+  add_strict_option(*command, options->strict);
   command->add_option("--out", options->out, "the directory to write model.safetensors and config.json in")
       ->required()
       ->check(not_empty());

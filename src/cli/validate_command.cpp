@@ -41,6 +41,7 @@ struct ValidateCommandOptions {
   bool any_tokens = false;  // --any-tokens: generated tokens need not all match
   std::vector<std::string> binds;  // --bind over the case's generics (Shards=2)
   bool no_progress = false;
+  bool strict = false;
 };
 
 int check_golden_path(const std::string& golden) {
@@ -99,6 +100,7 @@ int run_card(const ValidateCommandOptions& options, const CommandContext& contex
   validate_options.dtype = options.dtype == "bf16" ? tensor::DType::BF16 : tensor::DType::F32;
   if (int status = check_bind_arguments(options.binds); status != 0) return status;
   validate_options.binds = options.binds;
+  validate_options.strict = options.strict;
   validate_options.communicator = context.communicator;
   // The same spelling-to-policy mapping `run` uses.
   validate_options.numerics = session_options("", {}, {}, options.numerics, context).numerics;
@@ -188,6 +190,7 @@ void add_validate_command(CLI::App& app, CommandContext& context) {
   command->add_flag("--any-tokens", options->any_tokens,
                     "do not require every generated token to match (f32 requires it by default)");
   add_progress_option(*command, options->no_progress);
+  add_strict_option(*command, options->strict);
   command->callback([options, &context] { context.exit_code = run_validate(*options, context); });
 }
 

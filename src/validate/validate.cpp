@@ -341,6 +341,7 @@ Report validate_card(const ValidateOptions& options) {
   session_options.cast_weights = options.cast_weights;
   session_options.device = options.device;
   session_options.progress = options.progress;
+  session_options.strict = options.strict;
   nest::Session session(session_options);
   if (!session.load()) {
     throw GoldenError("the card `" + options.card + "` did not load on " + options.golden_dir + ":\n" +

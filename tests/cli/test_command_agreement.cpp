@@ -202,3 +202,159 @@ TEST_CASE("check names a path that is no file or directory as what it is", "[agr
   CHECK(contains(outcome.err, "`/dev/null` is a character device, not a file"));
   CHECK_FALSE(contains(outcome.err, "no such file"));
 }
+
+namespace {
+
+// Every command that evaluates or inspects a card, each asked for work
+// that does not reach the card's `hidden_packed` entry, at the golden
+// case's sizes (its meta.json through --bind-from), plus `extra`.
+std::vector<std::vector<std::string>> card_commands(const std::string& card, const ScratchDir& out,
+                                                    const std::vector<std::string>& extra) {
+  const std::string meta = "golden/mistral-a/meta.json";
+  std::vector<std::vector<std::string>> commands = {
+      {"run", card, "--weights", "golden/mistral-a", "--input", "tokens=1,2", "--bind-from", meta},
+      {"generate", card, "--weights", "golden/mistral-a", "--tokens", "1,2", "--max-new", "1", "--bind-from", meta},
+      {"inspect", "--parameters", card, "--bind-from", meta},
+      {"synth-weights", card, "--out", out.file("weights"), "--bind-from", meta},
+      {"validate", card, "golden/mistral-a", "--no-progress"},
+  };
+  for (std::vector<std::string>& command : commands) command.insert(command.end(), extra.begin(), extra.end());
+  return commands;
+}
+
+// check's diagnostics, without its summary line.
+std::string check_diagnostics(const Outcome& check) { return check.err.substr(0, check.err.find("checked ")); }
+
+}  // namespace
+
+TEST_CASE("every command refuses a card with a defect in an entry it does not run, as check does", "[agreement][card]") {
+  // `hidden_packed` is run by none of the commands below; before, only
+  // `check` and `explain` refused the card, and the others ran it.
+  ScratchDir scratch;
+  const std::string card = defective_card(scratch, "src/lib.linnet", "return packed_states(tokens, positions, segments)",
+                                          "return packed_states(tokens, positions, segmnts)");
+  const Outcome check = run_linnet({"check", card});
+  INFO(check.err);
+  REQUIRE(check.status == 1);
+  const std::string diagnostic = check_diagnostics(check);
+  CHECK(contains(diagnostic, "error E1201"));
+  CHECK(contains(diagnostic, "segmnts"));
+  CHECK(contains(diagnostic, "src/lib.linnet:"));
+  std::vector<std::vector<std::string>> commands = card_commands(card, scratch, {});
+  commands.push_back({"explain", card});
+  for (const std::vector<std::string>& command : commands) {
+    const Outcome outcome = run_linnet(command);
+    INFO(command[0] << ": exit " << outcome.status << "\n" << outcome.err);
+    CHECK(outcome.status == 1);
+    // Word for word (validate prefixes its own line naming the card and the case).
+    CHECK(contains(outcome.err, diagnostic));
+    CHECK(outcome.out.empty());
+  }
+  CHECK_FALSE(std::filesystem::exists(scratch.file("weights")));
+}
+
+TEST_CASE("the checker runs at the generics the command uses, --bind-from's and --bind's", "[agreement][card]") {
+  // H = 66 breaks the root's `H % Heads == 0` (Heads = 4 from meta.json):
+  // `check` at the same generics and every command say it alike.
+  ScratchDir scratch;
+  const std::string card = scratch.file("card");
+  std::filesystem::copy(source_path("nest/mistral-7b-instruct-v0.3"), card, std::filesystem::copy_options::recursive);
+  const Outcome check =
+      run_linnet({"check", card, "--bind", "Vocab=512", "--bind", "H=64", "--bind", "Heads=4", "--bind", "KvHeads=2",
+                  "--bind", "Inner=176", "--bind", "Layers=2", "--bind", "Batch=1", "--bind", "MaxSeq=64", "--bind",
+                  "T=f32", "--bind", "H=66"});
+  INFO(check.err);
+  REQUIRE(check.status == 1);
+  const std::string diagnostic = check_diagnostics(check);
+  CHECK(contains(diagnostic, "error E2206: the bindings break `H % Heads == 0`"));
+  for (const std::vector<std::string>& command : card_commands(card, scratch, {"--bind", "H=66"})) {
+    const Outcome outcome = run_linnet(command);
+    INFO(command[0] << ": exit " << outcome.status << "\n" << outcome.err);
+    CHECK(outcome.status == 1);
+    CHECK(contains(outcome.err, diagnostic));
+  }
+  // The same card at sizes that hold runs.
+  const Outcome run = run_linnet(card_commands(card, scratch, {}).front());
+  INFO(run.err);
+  CHECK(run.status == 0);
+}
+
+TEST_CASE("run checks a plain program as check does, with its --root and --bind", "[agreement]") {
+  // `unused` is never called, and `Scaled<N>` breaks its where clause only at N = 3.
+  ScratchDir dir;
+  const std::string file = dir.write("prog.linnet", R"(module prog
+
+fn unused(x: Tensor[4; f32]) -> Tensor[4; f32] {
+    return frobnicate(x)
+}
+
+pub entry f(x: Tensor[4; f32]) -> Tensor[4; f32] {
+    return x
+}
+)");
+  const Outcome check = run_linnet({"check", file});
+  const Outcome run = run_linnet({"run", file, "--entry", "f", "--input", "x=[1,2,3,4]"});
+  INFO(check.err << run.err);
+  CHECK(check.status == 1);
+  CHECK(run.status == 1);
+  CHECK(contains(check_diagnostics(check), "error E1201"));
+  CHECK(run.err == check_diagnostics(check));
+
+  const std::string block = dir.write("block.linnet", R"(module even
+
+pub block Scaled<N: Dim>
+where
+    N % 2 == 0
+{
+    pub entry f(x: Tensor[N; f32]) -> Tensor[N; f32] {
+        return x
+    }
+}
+)");
+  const Outcome odd_check = run_linnet({"check", block, "--root", "Scaled", "--bind", "N=3"});
+  const Outcome odd_run = run_linnet({"run", block, "--root", "Scaled", "--bind", "N=3", "--entry", "f", "--input", "x=[1,2,3]"});
+  INFO(odd_check.err << odd_run.err);
+  CHECK(odd_check.status == 1);
+  CHECK(odd_run.status == 1);
+  CHECK(contains(check_diagnostics(odd_check), "error E2206"));
+  CHECK(odd_run.err == check_diagnostics(odd_check));
+  const Outcome even_run =
+      run_linnet({"run", block, "--root", "Scaled", "--bind", "N=2", "--entry", "f", "--input", "x=[1,2]"});
+  INFO(even_run.err);
+  CHECK(even_run.status == 0);
+}
+
+TEST_CASE("the checker's warnings are warnings in every command, and fail it under --strict", "[agreement][strict]") {
+  // An unused local is a lint: check warns; --strict fails.
+  ScratchDir dir;
+  const std::string file = dir.write("lint.linnet", R"(module lint
+
+pub entry f(x: Tensor[4; f32]) -> Tensor[4; f32] {
+    let unused = x + x
+    return x
+}
+)");
+  const Outcome check = run_linnet({"check", file});
+  INFO(check.err);
+  REQUIRE(check.status == 0);
+  REQUIRE(contains(check.err, "warning"));
+  const std::string warning = check_diagnostics(check);
+  const std::vector<std::vector<std::string>> commands = {
+      {"run", file, "--entry", "f", "--input", "x=[1,2,3,4]"},
+      {"explain", file, "--entry", "f"},
+  };
+  for (const std::vector<std::string>& command : commands) {
+    const Outcome plain = run_linnet(command);
+    INFO(command[0] << ": " << plain.err);
+    CHECK(plain.status == 0);
+    CHECK(plain.err == warning);
+    std::vector<std::string> strict = command;
+    strict.push_back("--strict");
+    const Outcome failed = run_linnet(strict);
+    INFO(command[0] << " --strict: " << failed.err);
+    CHECK(failed.status == 1);
+    CHECK(failed.err == warning);
+    CHECK(failed.out.empty());
+  }
+  CHECK(run_linnet({"check", "--strict", file}).status == 1);
+}

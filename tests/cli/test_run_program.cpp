@@ -239,9 +239,10 @@ pub entry main<H: Dim>(x: Tensor[H; f32]) -> Tensor[H; f32] {
   const cli_test::Outcome run = run_linnet({"run", program, "--entry", "main", "--input", "x=1,2"});
   INFO(run.err);
   CHECK(run.status == 1);
-  CHECK(contains(run.err, "cannot find function `rsqrtt` in this scope; did you mean `rsqrt`?"));
   const cli_test::Outcome check = run_linnet({"check", program});
   INFO(check.err);
   CHECK(check.status == 1);
   CHECK(contains(check.err, "help: did you mean `rsqrt`?"));
+  // run checks the program as check does, before running it: the same diagnostic.
+  CHECK(run.err == check.err.substr(0, check.err.find("checked ")));
 }

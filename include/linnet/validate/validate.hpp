@@ -140,6 +140,9 @@ struct ValidateOptions {
   std::optional<Tolerances> tolerances;  // default_tolerances(dtype) when empty
   // --bind values after the case's own generics (`Shards=2`); T is still `dtype`.
   std::vector<std::string> binds;
+  // --strict: the card's and the static checker's warnings make the card
+  // fail to load (nest::SessionOptions::strict).
+  bool strict = false;
   // The processes the card runs across (nest::SessionOptions::communicator).
   std::shared_ptr<dist::Communicator> communicator;
   // Told the check running ("validate decode" 3 of 12) and, through the
