@@ -65,7 +65,8 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
     // A path that is missing, or that exists but is no file or directory
     // to read (/dev/null, a FIFO, an unreadable file), is a command-line
     // mistake; a FIFO is never opened, so nothing waits on it.
-    const std::string problem = syntax::path_problem(path, syntax::PathUse::FileOrDirectory);
+    const std::string problem =
+        syntax::path_problem_text(syntax::path_problem(path, syntax::PathUse::FileOrDirectory));
     if (!problem.empty()) {
       std::cerr << "error: `" << path << "` " << problem << "\n";
       return 2;

@@ -281,7 +281,8 @@ int run_explain(const ExplainOptions& options, const CommandContext& context) {
   if (std::filesystem::is_directory(target, ec) && std::filesystem::exists(target / "nest.toml", ec)) {
     return explain_card(options, context);
   }
-  const std::string problem = syntax::path_problem(options.target, syntax::PathUse::FileOrDirectory);
+  const std::string problem =
+      syntax::path_problem_text(syntax::path_problem(options.target, syntax::PathUse::FileOrDirectory));
   if (problem.empty()) return explain_file(options, context);
   std::cerr << "error: `" << options.target << "` " << problem << "\n";
   return 2;

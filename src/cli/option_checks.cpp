@@ -106,8 +106,8 @@ int check_output_path(const std::string& out) {
   // An existing path must be a regular file: a FIFO would block the
   // probe below until a reader came (forever), a device swallow the output.
   if (fs::exists(out, ec)) {
-    if (const std::string problem = syntax::path_problem(out); problem.starts_with("is ")) {
-      std::cerr << "error: --out `" << out << "` " << problem << "\n";
+    if (const syntax::PathProblem problem = syntax::path_problem(out); problem.wrong_kind()) {
+      std::cerr << "error: --out `" << out << "` " << syntax::path_problem_text(problem) << "\n";
       return 2;
     }
   }
@@ -144,7 +144,8 @@ int check_output_path(const std::string& out) {
 
 int check_weights_paths(const std::vector<std::string>& weights) {
   for (const std::string& path : weights) {
-    const std::string problem = syntax::path_problem(path, syntax::PathUse::FileOrDirectory);
+    const std::string problem =
+        syntax::path_problem_text(syntax::path_problem(path, syntax::PathUse::FileOrDirectory));
     if (!problem.empty()) {
       std::cerr << "error: --weights `" << path << "` " << problem << "\n";
       return 2;

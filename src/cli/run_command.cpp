@@ -112,7 +112,7 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   if (!options.script.empty()) {
     // A missing script or a directory is a command-line mistake (exit 2), as
     // every path docs/commands.md names; its contents are checked later (1).
-    const std::string problem = syntax::path_problem(options.script);
+    const std::string problem = syntax::path_problem_text(syntax::path_problem(options.script));
     if (!problem.empty()) {
       std::cerr << "error: --script `" << options.script << "` " << problem << "\n";
       return 2;

@@ -66,7 +66,7 @@ void add_bind_from_option(CLI::App& command, std::string& path) {
 }
 
 int check_bind_from_path(const std::string& path) {
-  const std::string problem = path.empty() ? "" : syntax::path_problem(path);
+  const std::string problem = path.empty() ? "" : syntax::path_problem_text(syntax::path_problem(path));
   if (!problem.empty()) {
     std::cerr << "error: --bind-from `" << path << "` " << problem << "\n";
     return 2;
@@ -112,7 +112,7 @@ nest::SessionOptions session_options(const std::string& card, const std::vector<
 }
 
 int check_card_path(const std::string& card) {
-  const std::string problem = syntax::path_problem(card, syntax::PathUse::Directory);
+  const std::string problem = syntax::path_problem_text(syntax::path_problem(card, syntax::PathUse::Directory));
   if (!problem.empty()) {
     std::cerr << "error: `" << card << "` " << problem << "; a card is a directory holding nest.toml\n";
     return 2;

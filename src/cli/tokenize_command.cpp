@@ -60,9 +60,8 @@ int run_tokenize(const TokenizeOptions& options) {
   }
   // A path that does not exist is a command-line mistake (exit 2), as in
   // every other command; a file or folder without a usable tokenizer is 1.
-  if (const std::string problem = syntax::path_problem(options.target, syntax::PathUse::FileOrDirectory);
-      !problem.empty()) {
-    std::cerr << "error: `" << options.target << "` " << problem << "\n";
+  if (const syntax::PathProblem problem = syntax::path_problem(options.target, syntax::PathUse::FileOrDirectory)) {
+    std::cerr << "error: `" << options.target << "` " << syntax::path_problem_text(problem) << "\n";
     return 2;
   }
   std::string why;

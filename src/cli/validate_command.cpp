@@ -45,7 +45,8 @@ struct ValidateCommandOptions {
 };
 
 int check_golden_path(const std::string& golden) {
-  const std::string problem = syntax::path_problem(golden, syntax::PathUse::Directory);
+  const std::string problem =
+      syntax::path_problem_text(syntax::path_problem(golden, syntax::PathUse::Directory));
   if (!problem.empty()) {
     std::cerr << "error: `" << golden << "` " << problem
               << "; a golden case is a directory holding meta.json and expected.npz\n";

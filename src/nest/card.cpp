@@ -292,11 +292,13 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
           .with_help("name a file under the card, such as \"src/lib.linnet\"");
     } else if (fs::is_directory(file, ec)) {
       reader.error("[source] `path` = \"" + card.source_path + "\" is a directory, not a .linnet file", path->source());
-    } else if (const std::string problem = syntax::path_problem(file.string()); problem == "does not exist") {
+    } else if (const syntax::PathProblem problem = syntax::path_problem(file.string());
+               problem.kind == syntax::PathProblemKind::Missing) {
       reader.error("[source] `path` = \"" + card.source_path + "\": the card has no such file", path->source());
-    } else if (!problem.empty()) {
+    } else if (problem) {
       // A FIFO, a device, an unreadable file: said as what it is, never opened.
-      reader.error("[source] `path` = \"" + card.source_path + "\" " + problem, path->source());
+      reader.error("[source] `path` = \"" + card.source_path + "\" " + syntax::path_problem_text(problem),
+                   path->source());
     }
   }
   card.root = string_field(*source, "source", "root", reader).value_or("Model");
@@ -330,11 +332,14 @@ std::optional<Card> read_card(const std::string& directory, syntax::SourceManage
         if (fs::is_directory(file, ec)) {
           reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\" is a directory, not a JSON file",
                        named->source());
-        } else if (const std::string problem = syntax::path_problem(file.string()); problem == "does not exist") {
+        } else if (const syntax::PathProblem problem = syntax::path_problem(file.string());
+                   problem.kind == syntax::PathProblemKind::Missing) {
           reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\": the card has no such file",
                        named->source());
-        } else if (!problem.empty()) {
-          reader.error("[weights] `bindings` = \"" + card.weights->bindings + "\" " + problem, named->source());
+        } else if (problem) {
+          reader.error(
+              "[weights] `bindings` = \"" + card.weights->bindings + "\" " + syntax::path_problem_text(problem),
+              named->source());
         }
       }
     } else {

@@ -149,7 +149,7 @@ class ProgramLoader {
     if (fs::is_regular_file(path, ec)) return {path};
     if (!fs::is_directory(path, ec)) {
       // `/dev/null` exists: say what it is rather than "no such file".
-      const std::string problem = path_problem(input, PathUse::FileOrDirectory);
+      const std::string problem = path_problem_text(path_problem(input, PathUse::FileOrDirectory));
       diagnostics_.error("", "`" + input + "` " + (problem.empty() ? "is not a file or directory" : problem), Span{});
       return {};
     }

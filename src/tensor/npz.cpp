@@ -14,7 +14,9 @@ constexpr std::string_view kNpySuffix = ".npy";
 
 std::vector<std::byte> read_whole_file(const std::string& path) {
   // A FIFO would block the read, /dev/zero never end: only regular files.
-  if (const std::string problem = syntax::path_problem(path); !problem.empty()) throw FormatError(path + ": " + problem);
+  if (const syntax::PathProblem problem = syntax::path_problem(path)) {
+    throw FormatError(path + ": " + syntax::path_problem_text(problem));
+  }
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw FormatError(path + ": cannot open (" + std::strerror(errno) + ")");
   std::streamoff size = in.tellg();

@@ -53,8 +53,10 @@ GoldenCase read_golden_case(const std::string& directory) {
   if (golden.name.empty()) golden.name = fs::path(directory).lexically_normal().parent_path().filename().string();
 
   const std::string meta_path = golden.path_of("meta.json");
-  if (const std::string problem = syntax::path_problem(meta_path); !problem.empty()) {
-    throw GoldenFormatError(meta_path + (problem == "does not exist" ? " is missing" : " " + problem));
+  if (const syntax::PathProblem problem = syntax::path_problem(meta_path)) {
+    throw GoldenFormatError(meta_path + (problem.kind == syntax::PathProblemKind::Missing
+                                             ? " is missing"
+                                             : " " + syntax::path_problem_text(problem)));
   }
   simdjson::dom::parser parser;
   simdjson::dom::element meta;
@@ -72,8 +74,10 @@ GoldenCase read_golden_case(const std::string& directory) {
   }
 
   const std::string npz_path = golden.path_of("expected.npz");
-  if (const std::string problem = syntax::path_problem(npz_path); !problem.empty()) {
-    throw GoldenFormatError(npz_path + (problem == "does not exist" ? " is missing" : " " + problem));
+  if (const syntax::PathProblem problem = syntax::path_problem(npz_path)) {
+    throw GoldenFormatError(npz_path + (problem.kind == syntax::PathProblemKind::Missing
+                                            ? " is missing"
+                                            : " " + syntax::path_problem_text(problem)));
   }
   try {
     golden.arrays = tensor::read_npz(npz_path);

@@ -16,13 +16,43 @@ enum class PathUse {
   FileOrDirectory,   // either (`check PATH`, `--weights`)
 };
 
-// Why `path` cannot be used as `use` asks, as a phrase that follows the
-// quoted path ("does not exist", "is a FIFO, not a file", "is a directory,
-// not a file", "cannot be read: Permission denied"), or "" when it can.
-std::string path_problem(const std::string& path, PathUse use = PathUse::File);
+// Why a path cannot be used: what callers branch on. The words said to
+// the user come from path_problem_text, never compared by callers.
+enum class PathProblemKind {
+  None,             // usable
+  Empty,            // the empty string
+  Missing,          // no such path (ENOENT, ENOTDIR)
+  Unreachable,      // stat failed otherwise (EACCES on a parent, ELOOP, ...)
+  Directory,        // a directory where a file is wanted
+  File,             // a regular file where a directory is wanted
+  Fifo,             // a named pipe (never opened: that would block)
+  CharacterDevice,  // /dev/null, a terminal
+  BlockDevice,
+  Socket,
+  OtherKind,        // anything else that is no regular file or directory
+  Unreadable,       // the right kind, but opening it for reading failed
+};
 
-// The whole of a regular file. False with `problem` set (a path_problem
-// phrase, or the read error) when it cannot be read.
+struct PathProblem {
+  PathProblemKind kind = PathProblemKind::None;
+  PathUse use = PathUse::File;  // what the path was wanted as (", not a file")
+  int error_number = 0;         // errno, for Unreachable and Unreadable
+  explicit operator bool() const { return kind != PathProblemKind::None; }
+  // The path exists but is something other than what was wanted (a
+  // directory, a FIFO, a device, ...): not missing, not merely unreadable.
+  bool wrong_kind() const;
+};
+
+// Why `path` cannot be used as `use` asks; kind None when it can.
+PathProblem path_problem(const std::string& path, PathUse use = PathUse::File);
+
+// The problem as a phrase that follows the quoted path ("does not exist",
+// "is a FIFO (named pipe), not a file", "is a directory, not a file",
+// "cannot be read: Permission denied"); "" for None.
+std::string path_problem_text(const PathProblem& problem);
+
+// The whole of a regular file. False with `problem` set (a
+// path_problem_text phrase, or the read error) when it cannot be read.
 bool read_whole_file(const std::string& path, std::string& text, std::string& problem);
 
 }  // namespace linnet::syntax
