@@ -192,7 +192,14 @@ bool Session::bind_and_list(const Card& card) {
   std::optional<BoundGenerics> bound = bind_generics(*root_, card, binds, diagnostics_);
   if (!bound || diagnostics_.has_errors()) return false;
   bound_ = std::move(*bound);
-  if (!check_statically(options_.program, options_.root, options_.binds)) return false;
+  // With --root the block is instantiated at --bind's values, as by `check
+  // PROGRAM --root B --bind ...`; module-level entries instantiate no block,
+  // so the program is checked generically, as by `check PROGRAM` (their
+  // --bind values are entry generics, which the checker has no block for).
+  if (!check_statically(options_.program, options_.root,
+                        options_.root.empty() ? std::vector<std::string>{} : options_.binds)) {
+    return false;
+  }
   return make_interpreter_and_list();
 }
 

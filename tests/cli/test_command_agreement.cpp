@@ -322,6 +322,15 @@ where
       run_linnet({"run", block, "--root", "Scaled", "--bind", "N=2", "--entry", "f", "--input", "x=[1,2]"});
   INFO(even_run.err);
   CHECK(even_run.status == 0);
+
+  // Module-level entries instantiate no block: their --bind values are the
+  // entry's generics, not the `Cache` block's, and the program is checked
+  // as `check FILE` checks it.
+  const Outcome module_level = run_linnet(
+      {"run", "docs/examples/model.linnet", "--entry", "loss", "--bind", "B=2", "--bind", "N=3", "--random-inputs"});
+  INFO(module_level.err);
+  CHECK(module_level.status == 0);
+  CHECK(module_level.err.empty());
 }
 
 TEST_CASE("the checker's warnings are warnings in every command, and fail it under --strict", "[agreement][strict]") {

@@ -5,11 +5,12 @@
 // diagnostics (code, message, position) and exit status 1.
 //
 // It checks the whole program generically, then instantiates the card (or,
-// for a plain program, the `root` block or the module-level entries) at the
-// generics the command will use, as `check TARGET --bind ...` would: the
-// card's [generics] and [check], then `binds` in order (--bind-from's and a
-// golden case's values are passed here as texts too). Lints run last, on a
-// program with no errors, and are warnings.
+// for a plain program, its `root` block) at the generics the command will
+// use, as `check TARGET [--root R] --bind ...` would: the card's [generics]
+// and [check], then `binds` in order (--bind-from's and a golden case's
+// values are passed here as texts too). A plain program run through its
+// module-level entries is checked with no `binds`, as `check FILE`. Lints
+// run last, on a program with no errors, and are warnings.
 #pragma once
 
 #include <string>
