@@ -62,12 +62,18 @@ inline Outcome run_linnet(const std::vector<std::string>& arguments, const std::
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// The Mistral card copied into `scratch` (as `card`) with the first `from`
-// in its `file` replaced by `to`.
-inline std::string defective_card(const ScratchDir& scratch, const std::string& file, const std::string& from,
-                                  const std::string& to) {
+// The Mistral card copied into `scratch` (as `card`).
+inline std::string copied_card(const ScratchDir& scratch) {
   const std::string card = scratch.file("card");
   std::filesystem::copy(source_path("nest/mistral-7b-instruct-v0.3"), card, std::filesystem::copy_options::recursive);
+  return card;
+}
+
+// The Mistral card copied into `scratch` with the first `from` in its
+// `file` replaced by `to`.
+inline std::string defective_card(const ScratchDir& scratch, const std::string& file, const std::string& from,
+                                  const std::string& to) {
+  const std::string card = copied_card(scratch);
   std::string changed = read_file(card + "/" + file);
   const size_t at = changed.find(from);
   REQUIRE(at != std::string::npos);

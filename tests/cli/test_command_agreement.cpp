@@ -257,8 +257,7 @@ TEST_CASE("the checker runs at the generics the command uses, --bind-from's and 
   // H = 66 breaks the root's `H % Heads == 0` (Heads = 4 from meta.json):
   // `check` at the same generics and every command say it alike.
   ScratchDir scratch;
-  const std::string card = scratch.file("card");
-  std::filesystem::copy(source_path("nest/mistral-7b-instruct-v0.3"), card, std::filesystem::copy_options::recursive);
+  const std::string card = copied_card(scratch);
   const Outcome check =
       run_linnet({"check", card, "--bind", "Vocab=512", "--bind", "H=64", "--bind", "Heads=4", "--bind", "KvHeads=2",
                   "--bind", "Inner=176", "--bind", "Layers=2", "--bind", "Batch=1", "--bind", "MaxSeq=64", "--bind",
