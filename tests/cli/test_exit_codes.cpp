@@ -204,6 +204,25 @@ TEST_CASE("exit 1: problems with the input", "[cli][exit]") {
                                                                  "tokens=1"},
          1, "E6005");
   expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--input", "tokens=1.5"}, 1);
+  // A program `check` refuses, in a function the entry never calls: refused
+  // before any work (test_command_agreement.cpp: every command, and cards).
+  const std::string unreached = scratch.write("unreached.linnet",
+                                              "module unreached\n\nfn never(x: Tensor[4; f32]) -> Tensor[4; f32] {\n"
+                                              "    return frobnicate(x)\n}\n\npub entry main(x: Tensor[4; f32]) -> "
+                                              "Tensor[4; f32] {\n    return x\n}\n");
+  expect({"check", unreached}, 1, "error E1201: cannot find function `frobnicate`");
+  expect({"run", unreached, "--entry", "main", "--input", "x=[1,2,3,4]"}, 1, "error E1201: cannot find function `frobnicate`");
+  expect({"explain", unreached, "--entry", "main"}, 1, "error E1201: cannot find function `frobnicate`");
+  // Warnings under --strict (an unused local, W1002); without it they pass.
+  const std::string lint = scratch.write("lint.linnet",
+                                         "module lint\n\npub entry main(x: Tensor[4; f32]) -> Tensor[4; f32] {\n"
+                                         "    let unused = x + x\n    return x\n}\n");
+  const std::vector<std::vector<std::string>> lint_commands = {
+      {"check", lint}, {"run", lint, "--entry", "main", "--input", "x=[1,2,3,4]"}, {"explain", lint, "--entry", "main"}};
+  for (const std::vector<std::string>& command : lint_commands) {
+    expect(command, 0, "warning W1002");
+    expect(command + std::vector<std::string>{"--strict"}, 1, "warning W1002");
+  }
 }
 
 TEST_CASE("exit 0: success", "[cli][exit]") {
