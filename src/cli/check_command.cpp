@@ -1,4 +1,4 @@
-// `linnet check [--json] [--strict] PATH...`: loads every module the paths
+// `linnet check [--json] [--strict] [--bind K=V]... [--bind-from FILE] PATH...`: loads every module the paths
 // name and every module they import, lexes and parses them, and resolves the
 // imports. Static semantics (types and shapes) join this command as the
 // checker is written; they run on the same loaded Program.
@@ -31,6 +31,7 @@ struct CheckOptions {
   std::vector<std::string> paths;
   // Concrete instantiation (the checker's part): --root, --entry, --bind.
   check::DriverOptions instantiate;
+  std::string bind_from;  // --bind-from FILE: one card's generics, before --bind
 };
 
 // "checked 12 modules: 0 errors, 1 warning".
@@ -73,6 +74,15 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
     }
   }
   if (int status = check_bind_arguments(options.instantiate.bindings); status != 0) return status;
+  if (int status = check_bind_from_path(options.bind_from); status != 0) return status;
+  if (!options.bind_from.empty() && options.paths.size() != 1) {
+    // A config.json maps to a root block's generics: one card's.
+    std::cerr << "error: --bind-from takes the generics of one card; give one card directory\n";
+    return 2;
+  }
+  // The bindings the checker instantiates at: --bind, or with --bind-from
+  // the card's resolved texts (the file's values, then --bind's).
+  check::DriverOptions instantiate = options.instantiate;
   syntax::SourceManager sources;
   syntax::Diagnostics diagnostics;
   syntax::LoadOptions load;
@@ -86,6 +96,10 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
     std::error_code ec;
     // A nest.toml that exists but is no file (a FIFO) is the card reader's to report.
     if (!std::filesystem::exists(std::filesystem::path(path) / "nest.toml", ec)) {
+      if (!options.bind_from.empty()) {
+        std::cerr << "error: --bind-from takes a card's generics; `" << path << "` is no card directory\n";
+        return 2;
+      }
       load.inputs.push_back(path);
       continue;
     }
@@ -102,7 +116,8 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
     for (const auto& [path, files] : cards) {
       std::optional<nest::ResolvedCard> resolved =
           nest::resolve_card(files.card, *program, options.instantiate.bindings, diagnostics, options.instantiate.root,
-                             options.instantiate.entry, "", {}, options.strict);
+                             options.instantiate.entry, options.bind_from, {}, options.strict);
+      if (resolved && !options.bind_from.empty()) instantiate.bindings = resolved->bind_texts;
       if (resolved) {
         // bindings.json keys that name no parameter, as every command reports them.
         eval::Interpreter lister(*program, sources);
@@ -125,7 +140,7 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
   std::string signatures;
   if (program && !diagnostics.has_errors()) {
     const check::DriverResult checked =
-        check::run_check(*program, sources, diagnostics, options.paths, options.instantiate);
+        check::run_check(*program, sources, diagnostics, options.paths, instantiate);
     if (checked.bad_request) return 2;
     signatures = check::render_instances(checked.instances);
   }
@@ -159,6 +174,7 @@ void add_check_command(CLI::App& app, CommandContext& context) {
       ->check(not_empty());
   command->add_option("--bind", options->instantiate.bindings, "a generic's value, NAME=VALUE (packs: S=2,3); repeatable")
       ->allow_extra_args(false);
+  add_bind_from_option(*command, options->bind_from);
   command->add_option("paths", options->paths, "files, package or card directories, or folders searched recursively")
       ->required();
   command->callback([options, &context] { context.exit_code = run_check(*options, context); });

@@ -46,6 +46,7 @@ struct ExplainOptions {
   std::string numerics = "exact";
   std::string device = "cpu";
   bool strict = false;  // --strict: the card's and the checker's warnings fail the command
+  std::string bind_from;  // --bind-from FILE: a card's generics, before --bind
 };
 
 eval::NumericsPolicy policy_named(const std::string& name) {
@@ -137,6 +138,7 @@ int print_explanation(ops::ExplainRequest request, const std::string& numerics, 
 
 int explain_card(const ExplainOptions& options, const CommandContext& context) {
   if (!parse_binds(options.binds)) return 2;
+  if (int status = check_bind_from_path(options.bind_from); status != 0) return status;
   // The card reader every command shares (card_loader.hpp), before the
   // program: a nest.toml it cannot read is then E5001 at its position, as
   // in run and check, not the source loader's bare "cannot read".
@@ -151,7 +153,7 @@ int explain_card(const ExplainOptions& options, const CommandContext& context) {
   if (!loaded) return 1;
   std::optional<nest::ResolvedCard> resolved =
       nest::resolve_card(files->card, *loaded->program, options.binds, card_diagnostics, options.root, options.entry,
-                         "", {}, options.strict);
+                         options.bind_from, {}, options.strict);
   if (!resolved) {
     std::cerr << syntax::render_text(card_diagnostics, *loaded->sources);
     return 1;
@@ -211,6 +213,10 @@ int explain_file(const ExplainOptions& options, const CommandContext& context) {
   if (dot != std::string::npos && (dot == 0 || dot + 1 == options.entry.size() ||
                                    options.entry.find('.', dot + 1) != std::string::npos)) {
     std::cerr << "error: --entry `" << options.entry << "` is neither FUNCTION nor Block.method\n";
+    return 2;
+  }
+  if (!options.bind_from.empty()) {
+    std::cerr << "error: --bind-from takes a card's generics; `" << options.target << "` is no card directory\n";
     return 2;
   }
   const std::optional<LoadedSources> loaded = load(options.target, context);
@@ -305,6 +311,7 @@ void add_explain_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"exact", "equivalent", "fast"}));
   add_device_option(*command, options->device);
   add_strict_option(*command, options->strict);
+  add_bind_from_option(*command, options->bind_from);
   command->callback([options, &context]() { context.exit_code = run_explain(*options, context); });
 }
 

@@ -266,7 +266,14 @@ TEST_CASE("the checker runs at the generics the command uses, --bind-from's and 
   REQUIRE(check.status == 1);
   const std::string diagnostic = check_diagnostics(check);
   CHECK(contains(diagnostic, "error E2206: the bindings break `H % Heads == 0`"));
-  for (const std::vector<std::string>& command : card_commands(card, scratch, {"--bind", "H=66"})) {
+  // check and explain take the same file with --bind-from.
+  const Outcome check_from =
+      run_linnet({"check", card, "--bind-from", "golden/mistral-a/meta.json", "--bind", "H=66"});
+  CHECK(check_from.status == 1);
+  CHECK(check_diagnostics(check_from) == diagnostic);
+  std::vector<std::vector<std::string>> commands = card_commands(card, scratch, {"--bind", "H=66"});
+  commands.push_back({"explain", card, "--bind-from", "golden/mistral-a/meta.json", "--bind", "H=66"});
+  for (const std::vector<std::string>& command : commands) {
     const Outcome outcome = run_linnet(command);
     INFO(command[0] << ": exit " << outcome.status << "\n" << outcome.err);
     CHECK(outcome.status == 1);

@@ -143,6 +143,17 @@ TEST_CASE("exit 2: tokenize and inspect refuse empty id items, missing paths and
   expect({"inspect", "--ast", "golden"}, 2, "`golden` is a directory");
 }
 
+TEST_CASE("exit 2: --bind-from names one card's generics", "[cli][exit]") {
+  const std::string meta = "golden/qwen3-a/meta.json";
+  expect({"check", kQwen, "nest/mistral-7b-instruct-v0.3", "--bind-from", meta}, 2, "the generics of one card");
+  expect({"check", "docs/examples/model.linnet", "--bind-from", meta}, 2, "is no card directory");
+  expect({"explain", "docs/examples/model.linnet", "--entry", "loss", "--bind-from", meta}, 2, "is no card directory");
+  expect({"check", kQwen, "--bind-from", "golden/qwen3-a/absent.json"}, 2, "does not exist");
+  expect({"explain", kQwen, "--bind-from", "golden/qwen3-a"}, 2, "is a directory, not a file");
+  expect({"check", kQwen, "--bind-from", meta}, 0);
+  expect({"explain", kQwen, "--bind-from", meta}, 0);
+}
+
 TEST_CASE("exit 2: a --script that does not exist or is a directory", "[cli][exit]") {
   // Both exited 1, the directory as "the script is not valid JSON (Empty)".
   expect(with_golden({"run", kQwen}) + std::vector<std::string>{"--script", "no/such/calls.json"}, 2,
