@@ -9,7 +9,8 @@
 // `Block.method`, and --bind gives the generics.
 //
 // The program is checked first, as `check` checks it: a program `check`
-// rejects is rejected here with the same diagnostics.
+// rejects is rejected here with the same diagnostics. --strict makes the
+// card's warnings errors and fails on the checker's lints, as everywhere.
 //
 // Exit status: 0 success; 1 a problem with the card or the program; 2 a bad
 // command line.
@@ -144,7 +145,8 @@ int explain_card(const ExplainOptions& options, const CommandContext& context) {
   // in run and check, not the source loader's bare "cannot read".
   auto sources = std::make_unique<syntax::SourceManager>();
   syntax::Diagnostics card_diagnostics;
-  const std::optional<nest::CardFiles> files = nest::read_card_files(options.target, *sources, card_diagnostics, options.strict);
+  const std::optional<nest::CardFiles> files =
+      nest::read_card_files(options.target, *sources, card_diagnostics, options.strict);
   if (!files) {
     std::cerr << syntax::render_text(card_diagnostics, *sources);
     return 1;

@@ -227,12 +227,14 @@ std::string check_diagnostics(const Outcome& check) { return check.err.substr(0,
 
 }  // namespace
 
-TEST_CASE("every command refuses a card with a defect in an entry it does not run, as check does", "[agreement][card]") {
+TEST_CASE("every command refuses a card with a defect in an entry it does not run, as check does",
+          "[agreement][card]") {
   // `hidden_packed` is run by none of the commands below; before, only
   // `check` and `explain` refused the card, and the others ran it.
   ScratchDir scratch;
-  const std::string card = defective_card(scratch, "src/lib.linnet", "return packed_states(tokens, positions, segments)",
-                                          "return packed_states(tokens, positions, segmnts)");
+  const std::string card =
+      defective_card(scratch, "src/lib.linnet", "return packed_states(tokens, positions, segments)",
+                     "return packed_states(tokens, positions, segmnts)");
   const Outcome check = run_linnet({"check", card});
   INFO(check.err);
   REQUIRE(check.status == 1);
@@ -318,7 +320,8 @@ where
 }
 )");
   const Outcome odd_check = run_linnet({"check", block, "--root", "Scaled", "--bind", "N=3"});
-  const Outcome odd_run = run_linnet({"run", block, "--root", "Scaled", "--bind", "N=3", "--entry", "f", "--input", "x=[1,2,3]"});
+  const Outcome odd_run =
+      run_linnet({"run", block, "--root", "Scaled", "--bind", "N=3", "--entry", "f", "--input", "x=[1,2,3]"});
   INFO(odd_check.err << odd_run.err);
   CHECK(odd_check.status == 1);
   CHECK(odd_run.status == 1);

@@ -222,14 +222,18 @@ TEST_CASE("exit 1: problems with the input", "[cli][exit]") {
                                               "    return frobnicate(x)\n}\n\npub entry main(x: Tensor[4; f32]) -> "
                                               "Tensor[4; f32] {\n    return x\n}\n");
   expect({"check", unreached}, 1, "error E1201: cannot find function `frobnicate`");
-  expect({"run", unreached, "--entry", "main", "--input", "x=[1,2,3,4]"}, 1, "error E1201: cannot find function `frobnicate`");
+  expect({"run", unreached, "--entry", "main", "--input", "x=[1,2,3,4]"}, 1,
+         "error E1201: cannot find function `frobnicate`");
   expect({"explain", unreached, "--entry", "main"}, 1, "error E1201: cannot find function `frobnicate`");
   // Warnings under --strict (an unused local, W1002); without it they pass.
   const std::string lint = scratch.write("lint.linnet",
                                          "module lint\n\npub entry main(x: Tensor[4; f32]) -> Tensor[4; f32] {\n"
                                          "    let unused = x + x\n    return x\n}\n");
   const std::vector<std::vector<std::string>> lint_commands = {
-      {"check", lint}, {"run", lint, "--entry", "main", "--input", "x=[1,2,3,4]"}, {"explain", lint, "--entry", "main"}};
+      {"check", lint},
+      {"run", lint, "--entry", "main", "--input", "x=[1,2,3,4]"},
+      {"explain", lint, "--entry", "main"},
+  };
   for (const std::vector<std::string>& command : lint_commands) {
     expect(command, 0, "warning W1002");
     expect(command + std::vector<std::string>{"--strict"}, 1, "warning W1002");
