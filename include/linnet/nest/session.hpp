@@ -71,8 +71,8 @@ struct SessionOptions {
   // the interpreter's default (eval::Options::max_loop_iterations).
   std::optional<int64_t> max_loop_iterations;
   // --strict: the card's warnings (a binding that leaves a parameter
-  // silently absent, binding_audit.hpp; an unknown nest.toml key) and the
-  // static checker's are errors instead of warnings.
+  // silently absent, binding_audit.hpp; an unknown nest.toml key) are
+  // errors instead, and the static checker's lints make load() fail.
   bool strict = false;
   // False: stop after listing the parameters (`inspect --parameters`).
   bool load_weights = true;
