@@ -21,7 +21,17 @@ struct Problem {
   bool w_bf16 = false;
   float* y = nullptr;
   int64_t y_stride = 0;
+  // When set, the results go here as bf16 bits instead (row stride
+  // y_stride), each rounded once from its f32 sum, and `y` is unused. Only
+  // library_block and gemm.cpp's own split honour it: the kernels below
+  // always write f32.
+  uint16_t* rounded_y = nullptr;
 };
+
+// rows x count f32 values `from_stride` apart, rounded to bf16 bits (nearest
+// even, as every cast to bf16 rounds) into `to`, rows `to_stride` apart.
+void round_rows_to_bf16(const float* from, int64_t from_stride, int64_t rows, int64_t count, uint16_t* to,
+                        int64_t to_stride);
 
 // The calling thread's scratch for partial sums: kScratchBytes, aligned to
 // kScratchAlignment.
