@@ -69,7 +69,7 @@ void weight_tiles_product(int64_t rows, int64_t out, int64_t in, gemm::Operand x
       weight.read_elements(first * in, count * in, buffer.data());
       const gemm::Operand w{buffer.data(), w_bf16, in};
       const gemm::Destination tile_y{static_cast<std::byte*>(y.data) + static_cast<size_t>(first) * y_element, y.bf16,
-                                     y.stride};
+                                     y.stride, y.bias != nullptr ? y.bias + first : nullptr};
       gemm::gemm_bt_serial(rows, 0, count, in, x, w, tile_y);
     }
   }
@@ -95,28 +95,20 @@ std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   Shape result_shape = shape_generic(call, "S");
   const int64_t rows = tensor::shape_numel(result_shape);
   result_shape.push_back(out);
-  // Without a bias, a bf16 result is rounded as the product stores it: no
-  // f32 result and no second pass over it (the same bits).
-  const bool rounded_by_product = dtype == DType::BF16 && !bias;
-  Tensor result = Tensor::empty(rounded_by_product ? DType::BF16 : DType::F32, result_shape);
-  const gemm::Destination destination{result.raw_mutable_data(), rounded_by_product, out};
+  // The product stores T directly (f32 or bf16, the two the kernel is
+  // registered for), the bias added to each f32 sum before its one
+  // rounding: no f32 result to cast and no pass after the product.
+  if (dtype != DType::F32 && dtype != DType::BF16) rounding_for(dtype);  // throws
+  const std::optional<Tensor> offsets = bias ? std::optional<Tensor>(contiguous_f32(*bias)) : std::nullopt;
+  Tensor result = Tensor::empty(dtype, result_shape);
+  const gemm::Destination destination{result.raw_mutable_data(), dtype == DType::BF16, out,
+                                      offsets ? offsets->data<float>() : nullptr};
   if (by_tiles) {
     weight_tiles_product(rows, out, in, operand_of(x, in), weight, destination);
   } else {
     gemm::gemm_bt(rows, out, in, operand_of(x, in), operand_of(weight, in), destination);
   }
-  if (rounded_by_product) return eval::Value::from_tensor(result);
-  float* y = result.mutable_data<float>();
-  const int64_t count = rows * out;
-  if (bias) {
-    const Tensor offsets = contiguous_f32(*bias);
-    const float* b = offsets.data<float>();
-    with_rounding(dtype, [&](auto round) {
-#pragma omp parallel for if (count > 65536)
-      for (int64_t i = 0; i < count; ++i) y[i] = round(y[i] + b[i % out]);
-    });
-  }
-  return eval::Value::from_tensor(to_dtype(result, dtype));
+  return eval::Value::from_tensor(result);
 }
 
 // c[M, N] = a[M, K] * b[K, N] in f32, for each of `batches` stacked pairs.

@@ -104,7 +104,7 @@ detail::BlockFunction block_for(Isa isa, bool x_bf16, bool w_bf16) {
 }
 
 detail::Problem make_problem(int64_t inner, Operand x, Operand w, Destination y) {
-  detail::Problem problem{inner, x.data, x.stride, x.bf16, w.data, w.stride, w.bf16, nullptr, y.stride, nullptr};
+  detail::Problem problem{inner, x.data, x.stride, x.bf16, w.data, w.stride, w.bf16, nullptr, y.stride, nullptr, y.bias};
   if (y.bf16) problem.rounded_y = static_cast<uint16_t*>(y.data);
   else problem.y = static_cast<float*>(y.data);
   return problem;
@@ -128,13 +128,13 @@ const void* element_at(const void* data, bool bf16, int64_t offset) {
 }
 
 // One block of our kernels, rows [row_begin, row_end) by outputs
-// [out_begin, out_end). For a bf16 destination the kernel writes the
-// block's f32 sums into the calling thread's panel, rounded as they are
-// copied out; it reads the same operand rows at the same addresses, and
+// [out_begin, out_end). For a bf16 destination or a bias the kernel writes
+// the block's f32 sums into the calling thread's panel, stored from there
+// (store_panel); it reads the same operand rows at the same addresses, and
 // each output is its own dot product, so no sum changes.
 void run_block(detail::BlockFunction block, const detail::Problem& p, int64_t row_begin, int64_t row_end,
                int64_t out_begin, int64_t out_end) {
-  if (p.rounded_y == nullptr) {
+  if (p.rounded_y == nullptr && p.bias == nullptr) {
     block(p, row_begin, row_end, out_begin, out_end, thread_scratch());
     return;
   }
@@ -147,13 +147,13 @@ void run_block(detail::BlockFunction block, const detail::Problem& p, int64_t ro
   block_problem.y = panel.data();
   block_problem.y_stride = outputs;
   block_problem.rounded_y = nullptr;
+  block_problem.bias = nullptr;
   block(block_problem, 0, rows, 0, outputs, thread_scratch());
-  detail::round_rows_to_bf16(panel.data(), outputs, rows, outputs, p.rounded_y + row_begin * p.y_stride + out_begin,
-                             p.y_stride);
+  detail::store_panel(p, panel.data(), outputs, rows, outputs, row_begin, out_begin);
 }
 
-// Outputs per block when the calling thread runs a whole product with a
-// bf16 destination: bounds its f32 panel (a 32768-entry vocabulary row
+// Outputs per block when the calling thread runs a whole product through
+// its panel (a bf16 destination or a bias): bounds the panel (a 32768-entry vocabulary row
 // would otherwise need one of that width per row).
 constexpr int64_t kRoundedBlockOutputs = 512;
 
@@ -227,14 +227,11 @@ void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int
                     Destination y) {
   if (rows <= 0 || last_output <= first_output) return;
   if (inner <= 0) {
+    // Empty sums: zeros (plus the bias), stored as any result is.
+    const detail::Problem problem = make_problem(inner, x, w, y);
+    const std::vector<float> zeros(static_cast<size_t>(last_output - first_output), 0.0f);
     for (int64_t r = 0; r < rows; ++r) {
-      if (y.bf16) {
-        uint16_t* row = static_cast<uint16_t*>(y.data) + r * y.stride;
-        std::fill(row + first_output, row + last_output, uint16_t{0});  // +0.0
-      } else {
-        float* row = static_cast<float*>(y.data) + r * y.stride;
-        std::fill(row + first_output, row + last_output, 0.0f);
-      }
+      detail::store_panel(problem, zeros.data(), 0, 1, last_output - first_output, r, first_output);
     }
     return;
   }
@@ -246,7 +243,7 @@ void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int
   }
 #endif
   const detail::BlockFunction block = block_for(active_isa(), x.bf16, w.bf16);
-  if (!y.bf16) {
+  if (problem.rounded_y == nullptr && problem.bias == nullptr) {
     run_block(block, problem, 0, rows, first_output, last_output);
     return;
   }
@@ -292,12 +289,27 @@ void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w,
 
 namespace detail {
 
-void round_rows_to_bf16(const float* from, int64_t from_stride, int64_t rows, int64_t count, uint16_t* to,
-                        int64_t to_stride) {
+void store_panel(const Problem& p, const float* panel, int64_t panel_stride, int64_t rows, int64_t count,
+                 int64_t row_begin, int64_t out_begin) {
+  const float* bias = p.bias != nullptr ? p.bias + out_begin : nullptr;
   for (int64_t r = 0; r < rows; ++r) {
-    const float* source = from + r * from_stride;
-    uint16_t* target = to + r * to_stride;
-    for (int64_t i = 0; i < count; ++i) target[i] = float_to_bf16_bits(source[i]);
+    const float* sums = panel + r * panel_stride;
+    const int64_t at = (row_begin + r) * p.y_stride + out_begin;
+    if (p.rounded_y != nullptr) {
+      uint16_t* target = p.rounded_y + at;
+      if (bias != nullptr) {
+        for (int64_t i = 0; i < count; ++i) target[i] = float_to_bf16_bits(sums[i] + bias[i]);
+      } else {
+        for (int64_t i = 0; i < count; ++i) target[i] = float_to_bf16_bits(sums[i]);
+      }
+    } else {
+      float* target = p.y + at;
+      if (bias != nullptr) {
+        for (int64_t i = 0; i < count; ++i) target[i] = sums[i] + bias[i];
+      } else {
+        std::copy_n(sums, count, target);
+      }
+    }
   }
 }
 

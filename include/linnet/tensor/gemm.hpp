@@ -54,11 +54,13 @@ struct Operand {
 // Where a product's results go: row r starts `stride` elements after row
 // r-1. f32, or bf16 bits: each result rounded once to nearest even from its
 // f32 sum, the bits of the f32 product cast afterwards, without an f32
-// copy of the whole result or a second pass over it.
+// copy of the whole result or a second pass over it. With `bias`, output o
+// stores its f32 sum plus bias[o] (one f32 addition, before the rounding).
 struct Destination {
   void* data = nullptr;
   bool bf16 = false;
   int64_t stride = 0;
+  const float* bias = nullptr;
 };
 
 // y[r * y.stride + o] = sum[i] x[r, i] * w[o, i] for r < rows, o < outputs,
