@@ -329,7 +329,7 @@ Value Evaluator::invoke(const Module* module, const ast::FunctionItem& function,
     declare_parameters();
   }
 
-  exec_statements(function.body.statements, callee, function.result ? function.result->span : Span{});
+  exec_statements(function.body.statements, callee, function.result.get());
   if (!callee.returned) {
     if (function.result) {
       fail(codes::missing_return, "`" + display + "` ended without returning a value", function.body.span);

@@ -292,13 +292,13 @@ class Evaluator {
   void exec_body(const ast::Body& body, Frame& frame);
   // Runs `statements` in the frame's innermost scope, letting go of each of
   // that scope's locals after the last statement that mentions it (when
-  // Options::release_dead_locals). `kept`: source read after the list ends
+  // Options::release_dead_locals). `kept`: a type read after the list ends
   // (a function's result type), whose names stay.
-  void exec_statements(const std::vector<ast::StmtPtr>& statements, Frame& frame, Span kept = {});
+  void exec_statements(const std::vector<ast::StmtPtr>& statements, Frame& frame, const ast::Type* kept = nullptr);
   // ---- letting go of dead locals (liveness.cpp) -----------------------
   // For each statement of a list, the names no later statement mentions.
   using ReleasePlan = std::vector<std::vector<std::string>>;
-  const ReleasePlan& release_plan(const std::vector<ast::StmtPtr>& statements, Span kept);
+  const ReleasePlan& release_plan(const std::vector<ast::StmtPtr>& statements, const ast::Type* kept);
   void release_dead_locals(const std::vector<std::string>& names, Frame& frame);
   std::map<const void*, ReleasePlan> release_plans;  // by statement list, made on first run
   void exec(const ast::Stmt& stmt, Frame& frame);

@@ -2,8 +2,8 @@
 // as one element's bits instead of in tensor storage, and the operators on
 // them. Scalar loops then allocate nothing per step. Every function computes
 // what the tensor kernels compute on rank-0 tensors, with the same element
-// types and rounding (src/tensor/dispatch.hpp, integer_math.hpp); where a
-// kernel would refuse (an unsupported operator, an integer division by
+// types, rounding and operator rules (linnet/tensor/element_arithmetic.hpp);
+// where a kernel would refuse (an unsupported operator, an integer division by
 // zero) they answer nullopt and the caller takes the tensor path, which
 // reports it.
 #pragma once
@@ -34,7 +34,7 @@ Element of_tensor(const tensor::Tensor& scalar);
 
 // tensor::binary(op, a, b) on two elements of one dtype.
 std::optional<Element> binary(tensor::BinaryOp op, const Element& a, const Element& b);
-// tensor::unary(op, x) for the operators the language spells (`-`, `!`).
+// tensor::unary(op, x) on one element.
 std::optional<Element> unary(tensor::UnaryOp op, const Element& x);
 
 }  // namespace linnet::eval::scalar_elements

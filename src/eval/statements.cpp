@@ -14,7 +14,7 @@ void Evaluator::exec_body(const ast::Body& body, Frame& frame) {
   exec_statements(body.statements, frame);
 }
 
-void Evaluator::exec_statements(const std::vector<ast::StmtPtr>& statements, Frame& frame, Span kept) {
+void Evaluator::exec_statements(const std::vector<ast::StmtPtr>& statements, Frame& frame, const ast::Type* kept) {
   const ReleasePlan* plan = options.release_dead_locals ? &release_plan(statements, kept) : nullptr;
   for (size_t i = 0; i < statements.size(); ++i) {
     exec(*statements[i], frame);

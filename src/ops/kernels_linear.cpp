@@ -52,7 +52,9 @@ int64_t tile_rows(int64_t in, size_t element, int64_t alignment) {
 // weight never exists. Tiles are whole blocks of the product's own split
 // (tile_rows), so the result has the bits of the product with the whole
 // weight (tests/ops/test_mxfp4_on_access.cpp holds it at 5 and 70 rows).
-void weight_tiles_product(int64_t rows, int64_t out, int64_t in, gemm::Operand x, const Tensor& weight, float* y) {
+void weight_tiles_product(int64_t rows, int64_t out, int64_t in, gemm::Operand x, const Tensor& weight,
+                          gemm::Destination y) {
+  const size_t y_element = y.bf16 ? 2 : 4;
   const size_t element = weight.element_size();
   const bool w_bf16 = weight.dtype() == DType::BF16;
   const int64_t tile = tile_rows(in, element, gemm::output_alignment(rows, x.bf16, w_bf16));
@@ -66,7 +68,9 @@ void weight_tiles_product(int64_t rows, int64_t out, int64_t in, gemm::Operand x
       const int64_t first = t * tile, count = std::min(tile, out - first);
       weight.read_elements(first * in, count * in, buffer.data());
       const gemm::Operand w{buffer.data(), w_bf16, in};
-      gemm::gemm_bt_serial(rows, 0, count, in, x, w, y + first, out);
+      const gemm::Destination tile_y{static_cast<std::byte*>(y.data) + static_cast<size_t>(first) * y_element, y.bf16,
+                                     y.stride, y.bias != nullptr ? y.bias + first : nullptr};
+      gemm::gemm_bt_serial(rows, 0, count, in, x, w, tile_y);
     }
   }
 }
@@ -91,23 +95,20 @@ std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   Shape result_shape = shape_generic(call, "S");
   const int64_t rows = tensor::shape_numel(result_shape);
   result_shape.push_back(out);
-  Tensor result = Tensor::empty(DType::F32, result_shape);
-  float* y = result.mutable_data<float>();
+  // The product stores T directly (f32 or bf16, the two the kernel is
+  // registered for), the bias added to each f32 sum before its one
+  // rounding: no f32 result to cast and no pass after the product.
+  if (dtype != DType::F32 && dtype != DType::BF16) rounding_for(dtype);  // throws
+  const std::optional<Tensor> offsets = bias ? std::optional<Tensor>(contiguous_f32(*bias)) : std::nullopt;
+  Tensor result = Tensor::empty(dtype, result_shape);
+  const gemm::Destination destination{result.raw_mutable_data(), dtype == DType::BF16, out,
+                                      offsets ? offsets->data<float>() : nullptr};
   if (by_tiles) {
-    weight_tiles_product(rows, out, in, operand_of(x, in), weight, y);
+    weight_tiles_product(rows, out, in, operand_of(x, in), weight, destination);
   } else {
-    gemm::gemm_bt(rows, out, in, operand_of(x, in), operand_of(weight, in), y, out);
+    gemm::gemm_bt(rows, out, in, operand_of(x, in), operand_of(weight, in), destination);
   }
-  const int64_t count = rows * out;
-  if (bias) {
-    const Tensor offsets = contiguous_f32(*bias);
-    const float* b = offsets.data<float>();
-    with_rounding(dtype, [&](auto round) {
-#pragma omp parallel for if (count > 65536)
-      for (int64_t i = 0; i < count; ++i) y[i] = round(y[i] + b[i % out]);
-    });
-  }
-  return eval::Value::from_tensor(to_dtype(result, dtype));
+  return eval::Value::from_tensor(result);
 }
 
 // c[M, N] = a[M, K] * b[K, N] in f32, for each of `batches` stacked pairs.

@@ -11,9 +11,11 @@
 #include <atomic>
 #include <exception>
 #include <new>
+#include <vector>
 
 #include "gemm_internal.hpp"
 #include "linnet/tensor/error.hpp"
+#include "linnet/tensor/half.hpp"
 #include "linnet/tensor/threading.hpp"
 
 namespace linnet::tensor::gemm {
@@ -101,8 +103,11 @@ detail::BlockFunction block_for(Isa isa, bool x_bf16, bool w_bf16) {
   return &detail::block_scalar;
 }
 
-detail::Problem make_problem(int64_t inner, Operand x, Operand w, float* y, int64_t y_stride) {
-  return detail::Problem{inner, x.data, x.stride, x.bf16, w.data, w.stride, w.bf16, y, y_stride};
+detail::Problem make_problem(int64_t inner, Operand x, Operand w, Destination y) {
+  detail::Problem problem{inner, x.data, x.stride, x.bf16, w.data, w.stride, w.bf16, nullptr, y.stride, nullptr, y.bias};
+  if (y.bf16) problem.rounded_y = static_cast<uint16_t*>(y.data);
+  else problem.y = static_cast<float*>(y.data);
+  return problem;
 }
 
 // The calling thread's scratch for the kernels' partial sums, allocated on
@@ -117,6 +122,40 @@ void* thread_scratch() {
 }
 
 int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+const void* element_at(const void* data, bool bf16, int64_t offset) {
+  return static_cast<const char*>(data) + offset * (bf16 ? 2 : 4);
+}
+
+// One block of our kernels, rows [row_begin, row_end) by outputs
+// [out_begin, out_end). For a bf16 destination or a bias the kernel writes
+// the block's f32 sums into the calling thread's panel, stored from there
+// (store_panel); it reads the same operand rows at the same addresses, and
+// each output is its own dot product, so no sum changes.
+void run_block(detail::BlockFunction block, const detail::Problem& p, int64_t row_begin, int64_t row_end,
+               int64_t out_begin, int64_t out_end) {
+  if (p.rounded_y == nullptr && p.bias == nullptr) {
+    block(p, row_begin, row_end, out_begin, out_end, thread_scratch());
+    return;
+  }
+  const int64_t rows = row_end - row_begin, outputs = out_end - out_begin;
+  thread_local std::vector<float> panel;
+  panel.resize(static_cast<size_t>(rows * outputs));
+  detail::Problem block_problem = p;
+  block_problem.x = element_at(p.x, p.x_bf16, row_begin * p.x_stride);
+  block_problem.w = element_at(p.w, p.w_bf16, out_begin * p.w_stride);
+  block_problem.y = panel.data();
+  block_problem.y_stride = outputs;
+  block_problem.rounded_y = nullptr;
+  block_problem.bias = nullptr;
+  block(block_problem, 0, rows, 0, outputs, thread_scratch());
+  detail::store_panel(p, panel.data(), outputs, rows, outputs, row_begin, out_begin);
+}
+
+// Outputs per block when the calling thread runs a whole product through
+// its panel (a bf16 destination or a bias): bounds the panel (a 32768-entry vocabulary row
+// would otherwise need one of that width per row).
+constexpr int64_t kRoundedBlockOutputs = 512;
 
 }  // namespace
 
@@ -185,37 +224,49 @@ int64_t output_alignment(int64_t rows, bool x_bf16, bool w_bf16) {
 }
 
 void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int64_t inner, Operand x, Operand w,
-                    float* y, int64_t y_stride) {
+                    Destination y) {
   if (rows <= 0 || last_output <= first_output) return;
   if (inner <= 0) {
-    for (int64_t r = 0; r < rows; ++r) std::fill(y + r * y_stride + first_output, y + r * y_stride + last_output, 0.0f);
+    // Empty sums: zeros (plus the bias), stored as any result is.
+    const detail::Problem problem = make_problem(inner, x, w, y);
+    const std::vector<float> zeros(static_cast<size_t>(last_output - first_output), 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      detail::store_panel(problem, zeros.data(), 0, 1, last_output - first_output, r, first_output);
+    }
     return;
   }
+  const detail::Problem problem = make_problem(inner, x, w, y);
 #ifdef LINNET_WITH_DNNL
   if (library_takes(rows, x.bf16, w.bf16)) {
-    library_product(make_problem(inner, x, w, y, y_stride), rows, first_output, last_output, false);
+    library_product(problem, rows, first_output, last_output, false);
     return;
   }
 #endif
   const detail::BlockFunction block = block_for(active_isa(), x.bf16, w.bf16);
-  block(make_problem(inner, x, w, y, y_stride), 0, rows, first_output, last_output, thread_scratch());
+  if (problem.rounded_y == nullptr && problem.bias == nullptr) {
+    run_block(block, problem, 0, rows, first_output, last_output);
+    return;
+  }
+  for (int64_t out_begin = first_output; out_begin < last_output; out_begin += kRoundedBlockOutputs) {
+    run_block(block, problem, 0, rows, out_begin, std::min(last_output, out_begin + kRoundedBlockOutputs));
+  }
 }
 
-void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w, float* y, int64_t y_stride) {
+void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w, Destination y) {
   if (rows <= 0 || outputs <= 0) return;
   const int64_t work = rows * outputs * std::max<int64_t>(inner, 1);
   if (inner <= 0 || work < kParallelProductWork || !worth_threads(work)) {
-    gemm_bt_serial(rows, 0, outputs, inner, x, w, y, y_stride);
+    gemm_bt_serial(rows, 0, outputs, inner, x, w, y);
     return;
   }
+  const detail::Problem problem = make_problem(inner, x, w, y);
 #ifdef LINNET_WITH_DNNL
   if (library_takes(rows, x.bf16, w.bf16)) {
-    library_product(make_problem(inner, x, w, y, y_stride), rows, 0, outputs, true);
+    library_product(problem, rows, 0, outputs, true);
     return;
   }
 #endif
   const detail::BlockFunction block = block_for(active_isa(), x.bf16, w.bf16);
-  const detail::Problem problem = make_problem(inner, x, w, y, y_stride);
   // Tasks are blocks of outputs (a multiple of every path's tile width, 12),
   // about eight per thread for balance; rows are split too when there are
   // too few outputs to go round. Every output is computed whole by one task,
@@ -231,9 +282,37 @@ void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w,
   for (int64_t task = 0; task < tasks; ++task) {
     const int64_t out_begin = (task / row_tasks) * output_chunk;
     const int64_t row_begin = (task % row_tasks) * row_chunk;
-    block(problem, row_begin, std::min(rows, row_begin + row_chunk), out_begin,
-          std::min(outputs, out_begin + output_chunk), thread_scratch());
+    run_block(block, problem, row_begin, std::min(rows, row_begin + row_chunk), out_begin,
+              std::min(outputs, out_begin + output_chunk));
   }
 }
+
+namespace detail {
+
+void store_panel(const Problem& p, const float* panel, int64_t panel_stride, int64_t rows, int64_t count,
+                 int64_t row_begin, int64_t out_begin) {
+  const float* bias = p.bias != nullptr ? p.bias + out_begin : nullptr;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* sums = panel + r * panel_stride;
+    const int64_t at = (row_begin + r) * p.y_stride + out_begin;
+    if (p.rounded_y != nullptr) {
+      uint16_t* target = p.rounded_y + at;
+      if (bias != nullptr) {
+        for (int64_t i = 0; i < count; ++i) target[i] = float_to_bf16_bits(sums[i] + bias[i]);
+      } else {
+        for (int64_t i = 0; i < count; ++i) target[i] = float_to_bf16_bits(sums[i]);
+      }
+    } else {
+      float* target = p.y + at;
+      if (bias != nullptr) {
+        for (int64_t i = 0; i < count; ++i) target[i] = sums[i] + bias[i];
+      } else {
+        std::copy_n(sums, count, target);
+      }
+    }
+  }
+}
+
+}  // namespace detail
 
 }  // namespace linnet::tensor::gemm

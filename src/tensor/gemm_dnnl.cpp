@@ -194,17 +194,18 @@ void library_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t
                               p.w_stride, w_panel)
                  : static_cast<const float*>(p.w) + out_begin * p.w_stride;
   }
-  float* y = p.y + row_begin * p.y_stride + out_begin;
   // oneDNN 2.6 runs its brgemm kernels (A read in place, only the block's
   // weights packed) only for a dense destination; for a strided one it
   // falls back to its older JIT gemm, which packs the block's 512 x rows
   // again for every block of outputs, 10-20% more CPU time per product
   // (docs/performance.md, "oneDNN for many rows"). So a block that is not
   // the whole width of y is written to a dense per-thread panel and copied
-  // out. Its sums then depend on the block's shape only, as before.
+  // out (store_panel: the bias added, rounded to bf16 for a bf16
+  // destination). Its sums then depend on the block's shape only, as before.
   thread_local ThreadBuffer y_panel;
-  const bool dense = p.y_stride == outputs;
-  float* y_block = dense ? y : static_cast<float*>(y_panel.at_least(static_cast<size_t>(rows * outputs) * sizeof(float)));
+  const bool dense = p.rounded_y == nullptr && p.bias == nullptr && p.y_stride == outputs;
+  float* y_block = dense ? p.y + row_begin * p.y_stride + out_begin
+                         : static_cast<float*>(y_panel.at_least(static_cast<size_t>(rows * outputs) * sizeof(float)));
   try {
     const OneThread one_thread;
     const std::shared_ptr<const Matmul> held = matmul_for(Shape{bf16, rows, outputs, p.inner, p.x_stride, p.w_stride, outputs});
@@ -221,9 +222,7 @@ void library_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t
                                       {DNNL_ARG_DST, y_memory},
                                       {DNNL_ARG_SCRATCHPAD, scratch_memory}});
     stream.wait();
-    if (!dense) {
-      for (int64_t r = 0; r < rows; ++r) std::copy_n(y_block + r * outputs, outputs, y + r * p.y_stride);
-    }
+    if (!dense) store_panel(p, y_block, outputs, rows, outputs, row_begin, out_begin);
   } catch (const dnnl::error& error) {
     throw TensorError(ErrorKind::InvalidArgument,
                       std::string("oneDNN matrix product failed: ") + error.what());

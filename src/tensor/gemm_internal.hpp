@@ -21,7 +21,22 @@ struct Problem {
   bool w_bf16 = false;
   float* y = nullptr;
   int64_t y_stride = 0;
+  // When set, the results go here as bf16 bits instead (row stride
+  // y_stride), each rounded once from its f32 sum, and `y` is unused.
+  uint16_t* rounded_y = nullptr;
+  // When set, bias[o] is added to output o's f32 sum before it is stored.
+  // Only library_block and gemm.cpp's own split honour rounded_y and bias
+  // (through a panel and store_panel): the kernels below always write plain
+  // f32 sums.
+  const float* bias = nullptr;
 };
+
+// Stores rows x count f32 sums of a panel (rows `panel_stride` apart) as the
+// outputs [out_begin, out_begin + count) of rows [row_begin, ...) of p's
+// destination: plus p.bias, rounded to bf16 (nearest even, as every cast
+// to bf16 rounds) for p.rounded_y.
+void store_panel(const Problem& p, const float* panel, int64_t panel_stride, int64_t rows, int64_t count,
+                 int64_t row_begin, int64_t out_begin);
 
 // The calling thread's scratch for partial sums: kScratchBytes, aligned to
 // kScratchAlignment.

@@ -1,13 +1,10 @@
 // Elementwise binary kernels: arithmetic, comparisons, logical/bitwise
 // operators and shifts, with right-aligned broadcasting.
 #include <atomic>
-#include <cmath>
 #include <string>
-#include <type_traits>
 
 #include "dispatch.hpp"
 #include "elementwise.hpp"
-#include "integer_math.hpp"
 #include "linnet/tensor/kernels.hpp"
 
 namespace linnet::tensor {
@@ -39,9 +36,6 @@ const char* binary_op_name(BinaryOp op) {
 
 namespace {
 
-using detail::bool8_t;
-using detail::compute_t;
-
 [[noreturn]] void unsupported(BinaryOp op, DType dtype) {
   throw TensorError(ErrorKind::UnsupportedDType, std::string("operator ") + binary_op_name(op) +
                                                      " does not apply to " + std::string(dtype_name(dtype)) +
@@ -72,69 +66,18 @@ Tensor apply(const Tensor& a, const Tensor& b, const Shape& shape, Op op) {
 
 template <class S>
 Tensor binary_typed(BinaryOp op, const Tensor& a, const Tensor& b, const Shape& shape) {
-  using C = compute_t<S>;
-  constexpr bool kBool = detail::is_bool_storage_v<S>;
-  constexpr bool kInteger = detail::is_integer_storage_v<S>;
-  constexpr bool kFloat = detail::is_float_storage_v<S>;
   const DType dtype = a.dtype();
-
-  switch (op) {
-    case BinaryOp::Eq: return apply<bool8_t, S>(a, b, shape, [](C x, C y) { return x == y; });
-    case BinaryOp::Ne: return apply<bool8_t, S>(a, b, shape, [](C x, C y) { return x != y; });
-    case BinaryOp::Lt: return apply<bool8_t, S>(a, b, shape, [](C x, C y) { return x < y; });
-    case BinaryOp::Le: return apply<bool8_t, S>(a, b, shape, [](C x, C y) { return x <= y; });
-    case BinaryOp::Gt: return apply<bool8_t, S>(a, b, shape, [](C x, C y) { return x > y; });
-    case BinaryOp::Ge: return apply<bool8_t, S>(a, b, shape, [](C x, C y) { return x >= y; });
-    default: break;
-  }
-
-  if constexpr (kBool) {
-    switch (op) {
-      case BinaryOp::And: return apply<S, S>(a, b, shape, [](bool x, bool y) { return x && y; });
-      case BinaryOp::Or: return apply<S, S>(a, b, shape, [](bool x, bool y) { return x || y; });
-      case BinaryOp::Xor: return apply<S, S>(a, b, shape, [](bool x, bool y) { return x != y; });
-      default: unsupported(op, dtype);
-    }
-  } else if constexpr (kInteger) {
-    switch (op) {
-      case BinaryOp::Add: return apply<S, S>(a, b, shape, [](C x, C y) { return detail::wrapping_add(x, y); });
-      case BinaryOp::Sub: return apply<S, S>(a, b, shape, [](C x, C y) { return detail::wrapping_sub(x, y); });
-      case BinaryOp::Mul: return apply<S, S>(a, b, shape, [](C x, C y) { return detail::wrapping_mul(x, y); });
-      case BinaryOp::Div:
-      case BinaryOp::Rem:
-        if (contains_zero<S>(b)) {
-          throw TensorError(ErrorKind::DivisionByZero, std::string("integer ") +
-                                                           (op == BinaryOp::Div ? "division" : "remainder") +
-                                                           " by zero (" + std::string(dtype_name(dtype)) + ")");
-        }
-        if (op == BinaryOp::Div) return apply<S, S>(a, b, shape, [](C x, C y) { return detail::truncating_div(x, y); });
-        return apply<S, S>(a, b, shape, [](C x, C y) { return detail::truncating_rem(x, y); });
-      case BinaryOp::Min: return apply<S, S>(a, b, shape, [](C x, C y) { return y < x ? y : x; });
-      case BinaryOp::Max: return apply<S, S>(a, b, shape, [](C x, C y) { return x < y ? y : x; });
-      case BinaryOp::Pow: return apply<S, S>(a, b, shape, [](C x, C y) { return detail::wrapping_pow(x, y); });
-      case BinaryOp::And: return apply<S, S>(a, b, shape, [](C x, C y) { return static_cast<C>(x & y); });
-      case BinaryOp::Or: return apply<S, S>(a, b, shape, [](C x, C y) { return static_cast<C>(x | y); });
-      case BinaryOp::Xor: return apply<S, S>(a, b, shape, [](C x, C y) { return static_cast<C>(x ^ y); });
-      case BinaryOp::Shl: return apply<S, S>(a, b, shape, [](C x, C y) { return detail::shift_left(x, y); });
-      case BinaryOp::Shr: return apply<S, S>(a, b, shape, [](C x, C y) { return detail::shift_right(x, y); });
-      default: unsupported(op, dtype);
-    }
-  } else if constexpr (kFloat) {
-    switch (op) {
-      case BinaryOp::Add: return apply<S, S>(a, b, shape, [](C x, C y) { return x + y; });
-      case BinaryOp::Sub: return apply<S, S>(a, b, shape, [](C x, C y) { return x - y; });
-      case BinaryOp::Mul: return apply<S, S>(a, b, shape, [](C x, C y) { return x * y; });
-      case BinaryOp::Div: return apply<S, S>(a, b, shape, [](C x, C y) { return x / y; });
-      case BinaryOp::Rem: return apply<S, S>(a, b, shape, [](C x, C y) { return std::fmod(x, y); });
-      case BinaryOp::Min:
-        return apply<S, S>(a, b, shape, [](C x, C y) { return x != x ? x : (y != y ? y : (y < x ? y : x)); });
-      case BinaryOp::Max:
-        return apply<S, S>(a, b, shape, [](C x, C y) { return x != x ? x : (y != y ? y : (x < y ? y : x)); });
-      case BinaryOp::Pow: return apply<S, S>(a, b, shape, [](C x, C y) { return std::pow(x, y); });
-      default: unsupported(op, dtype);
+  if constexpr (detail::is_integer_storage_v<S>) {
+    if ((op == BinaryOp::Div || op == BinaryOp::Rem) && contains_zero<S>(b)) {
+      throw TensorError(ErrorKind::DivisionByZero, std::string("integer ") +
+                                                       (op == BinaryOp::Div ? "division" : "remainder") +
+                                                       " by zero (" + std::string(dtype_name(dtype)) + ")");
     }
   }
-  unsupported(op, dtype);
+  // The element rules are linnet/tensor/element_arithmetic.hpp's.
+  return detail::visit_binary_rule<S>(
+      op, [&]<class Out>(auto rule) { return apply<Out, S>(a, b, shape, rule); },
+      [&]() -> Tensor { unsupported(op, dtype); });
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 
 #include "contraction_plan.hpp"
 #include "dispatch.hpp"
-#include "integer_math.hpp"
 #include "linnet/tensor/kernels.hpp"
 #include "linnet/tensor/threading.hpp"
 

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "dispatch.hpp"
-#include "integer_math.hpp"
 #include "linnet/tensor/kernels.hpp"
 #include "strided_loop.hpp"
 

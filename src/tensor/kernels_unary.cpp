@@ -5,7 +5,6 @@
 
 #include "dispatch.hpp"
 #include "elementwise.hpp"
-#include "integer_math.hpp"
 #include "linnet/tensor/kernels.hpp"
 
 namespace linnet::tensor {
@@ -40,9 +39,6 @@ const char* unary_op_name(UnaryOp op) {
 
 namespace {
 
-using detail::bool8_t;
-using detail::compute_t;
-
 [[noreturn]] void unsupported(UnaryOp op, DType dtype) {
   const bool float_only = op != UnaryOp::Neg && op != UnaryOp::Abs && op != UnaryOp::Sign && op != UnaryOp::Not;
   throw TensorError(ErrorKind::UnsupportedDType,
@@ -60,51 +56,10 @@ Tensor apply(const Tensor& x, Op op) {
 
 template <class S>
 Tensor unary_typed(UnaryOp op, const Tensor& x) {
-  using C = compute_t<S>;
-  const DType dtype = x.dtype();
-  if constexpr (detail::is_bool_storage_v<S>) {
-    if (op == UnaryOp::Not) return apply<S, S>(x, [](bool v) { return !v; });
-    unsupported(op, dtype);
-  } else if constexpr (detail::is_integer_storage_v<S>) {
-    switch (op) {
-      case UnaryOp::Neg: return apply<S, S>(x, [](C v) { return detail::wrapping_neg(v); });
-      case UnaryOp::Abs:
-        if constexpr (std::is_signed_v<C>) return apply<S, S>(x, [](C v) { return v < 0 ? detail::wrapping_neg(v) : v; });
-        else return x.clone();
-      case UnaryOp::Sign:
-        if constexpr (std::is_signed_v<C>) return apply<S, S>(x, [](C v) { return static_cast<C>((v > 0) - (v < 0)); });
-        else return apply<S, S>(x, [](C v) { return static_cast<C>(v != 0); });
-      case UnaryOp::Not: return apply<S, S>(x, [](C v) { return static_cast<C>(~v); });
-      default: unsupported(op, dtype);
-    }
-  } else {
-    switch (op) {
-      case UnaryOp::Neg: return apply<S, S>(x, [](C v) { return -v; });
-      case UnaryOp::Abs: return apply<S, S>(x, [](C v) { return std::fabs(v); });
-      case UnaryOp::Sign:
-        return apply<S, S>(x, [](C v) { return v != v ? v : static_cast<C>((v > C(0)) - (v < C(0))); });
-      case UnaryOp::Exp: return apply<S, S>(x, [](C v) { return std::exp(v); });
-      case UnaryOp::Log: return apply<S, S>(x, [](C v) { return std::log(v); });
-      case UnaryOp::Log1p: return apply<S, S>(x, [](C v) { return std::log1p(v); });
-      case UnaryOp::Expm1: return apply<S, S>(x, [](C v) { return std::expm1(v); });
-      case UnaryOp::Sqrt: return apply<S, S>(x, [](C v) { return std::sqrt(v); });
-      case UnaryOp::Rsqrt: return apply<S, S>(x, [](C v) { return C(1) / std::sqrt(v); });
-      case UnaryOp::Reciprocal: return apply<S, S>(x, [](C v) { return C(1) / v; });
-      case UnaryOp::Sin: return apply<S, S>(x, [](C v) { return std::sin(v); });
-      case UnaryOp::Cos: return apply<S, S>(x, [](C v) { return std::cos(v); });
-      case UnaryOp::Tan: return apply<S, S>(x, [](C v) { return std::tan(v); });
-      case UnaryOp::Tanh: return apply<S, S>(x, [](C v) { return std::tanh(v); });
-      case UnaryOp::Sigmoid: return apply<S, S>(x, [](C v) { return C(1) / (C(1) + std::exp(-v)); });
-      case UnaryOp::Erf: return apply<S, S>(x, [](C v) { return std::erf(v); });
-      case UnaryOp::Floor: return apply<S, S>(x, [](C v) { return std::floor(v); });
-      case UnaryOp::Ceil: return apply<S, S>(x, [](C v) { return std::ceil(v); });
-      case UnaryOp::Round: return apply<S, S>(x, [](C v) { return std::nearbyint(v); });  // ties to even
-      case UnaryOp::Trunc: return apply<S, S>(x, [](C v) { return std::trunc(v); });
-      case UnaryOp::IsNan: return apply<bool8_t, S>(x, [](C v) { return v != v; });
-      case UnaryOp::Not: unsupported(op, dtype);
-    }
-  }
-  unsupported(op, dtype);
+  // The element rules are linnet/tensor/element_arithmetic.hpp's.
+  return detail::visit_unary_rule<S>(
+      op, [&]<class Out>(auto rule) { return apply<Out, S>(x, rule); },
+      [&]() -> Tensor { unsupported(op, x.dtype()); });
 }
 
 }  // namespace

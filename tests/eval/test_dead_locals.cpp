@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "card_test_util.hpp"
+#include "linnet/syntax/ast.hpp"
+#include "linnet/syntax/package.hpp"
 #include "linnet/tensor/allocator.hpp"
 
 using namespace eval_test;
@@ -70,6 +72,45 @@ pub fn dead_parameter<N: Dim>(x: Tensor[N; f32], y: Tensor[N; f32]) -> Tensor[N;
 }
 )";
 
+// The same chain twice: `worded` also writes `a` after its last use, but
+// only inside a comment and a string, which read nothing.
+const char* kWorded = R"(
+pub fn plain<N: Dim>(x: Tensor[N; f32]) -> Tensor[N; f32] {
+    let a = x * 2.0
+    let b = a + 1.0
+    let c = b * (3.0 // `z` is dead here
+        + 0.0)
+    let note = "z"
+    let d = c - 1.0
+    return d
+}
+pub fn worded<N: Dim>(x: Tensor[N; f32]) -> Tensor[N; f32] {
+    let a = x * 2.0
+    let b = a + 1.0
+    let c = b * (3.0 // `a` is dead here
+        + 0.0)
+    let note = "a"
+    let d = c - 1.0
+    return d
+}
+)";
+
+// Gives the statements of module function `name` no source text, as a
+// statement a tool synthesized would have.
+void forget_statement_sources(TestProgram& program, const std::string& name) {
+  bool found = false;
+  for (const auto& module : program.loaded->program->modules()) {
+    if (module->is_std) continue;
+    for (auto& item : module->ast->items) {
+      auto* function = item->as<linnet::syntax::ast::FunctionItem>();
+      if (function == nullptr || function->name.text != name) continue;
+      for (auto& statement : function->body.statements) statement->span = linnet::syntax::Span{};
+      found = true;
+    }
+  }
+  REQUIRE(found);
+}
+
 }  // namespace
 
 TEST_CASE("locals are let go after their last use: same results, less memory", "[eval][liveness]") {
@@ -115,4 +156,35 @@ TEST_CASE("a card's forward gives the same logits with less memory when locals a
   auto [kept, kept_peak] = with_peak([&] { return entry(*keeping, *kept_model, "forward", {v(tokens)}, shape); });
   CHECK(same_bits(released.tensor(), kept.tensor()));
   CHECK(released_peak < kept_peak);
+}
+
+TEST_CASE("a name in a comment or a string keeps no local alive", "[eval][liveness]") {
+  auto program = load_source(kWorded);
+  const int64_t n = int64_t{1} << 20;
+  std::mt19937 rng(7);
+  const Tensor x = random_tensor(rng, {n}, DType::F32);
+  auto [plain, plain_peak] = with_peak([&] { return call(program, "plain", {v(x)}, {{"N", dim(n)}}); });
+  auto [worded, worded_peak] = with_peak([&] { return call(program, "worded", {v(x)}, {{"N", dim(n)}}); });
+  CHECK(same_bits(plain.tensor(), worded.tensor()));
+  // Reading `a` in the comment would keep its 4 MB alive through `c`.
+  CHECK(worded_peak == plain_peak);
+}
+
+TEST_CASE("statements without source text still let go of their locals", "[eval][liveness]") {
+  auto releasing = load_source(kChain);
+  auto keeping = load_source(kChain, keeping_locals());
+  for (TestProgram* program : {&releasing, &keeping}) {
+    forget_statement_sources(*program, "chain");
+    forget_statement_sources(*program, "looped");
+  }
+  const int64_t n = int64_t{1} << 20;
+  std::mt19937 rng(9);
+  const Tensor x = random_tensor(rng, {n}, DType::F32);
+  for (const char* function : {"chain", "looped"}) {
+    INFO(function);
+    auto [released, released_peak] = with_peak([&] { return call(releasing, function, {v(x)}, {{"N", dim(n)}}); });
+    auto [kept, kept_peak] = with_peak([&] { return call(keeping, function, {v(x)}, {{"N", dim(n)}}); });
+    CHECK(same_bits(released.tensor(), kept.tensor()));
+    CHECK(released_peak < kept_peak);
+  }
 }

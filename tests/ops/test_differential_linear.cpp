@@ -12,6 +12,9 @@
 //   summed, rounded dot product of n terms: gamma_n * sum |x_i w_i| with
 //   gamma_n = n u / (1 - n u), u = 2^-8 (bf16's unit roundoff), plus the
 //   kernel's own final roundings (2 ulps).
+#include <cstring>
+#include <vector>
+
 #include "linnet/tensor/gemm.hpp"
 #include "test_differential_support.hpp"
 
@@ -101,6 +104,21 @@ void check_linear(const Shape& leading, int64_t in, int64_t out, bool with_bias,
     const int64_t rows = x.numel() / in;
     require_within_bf16_accumulation(what, results.native, results.body,
                                      absolute_dot_sums(as_doubles(x), as_doubles(weight), rows, out, in), in);
+    // Rounded as the product stores it: the bits of the f32 product (plus
+    // the bias) cast afterwards.
+    std::vector<float> y(static_cast<size_t>(std::max<int64_t>(rows * out, 1)));
+    const Tensor x_rows = x.contiguous();
+    gemm::gemm_bt(rows, out, in, gemm::Operand{x_rows.raw_data(), true, in},
+                  gemm::Operand{weight.raw_data(), true, in}, y.data(), out);
+    if (with_bias) {
+      const std::vector<float> offsets = bias.to(DType::F32).to_vector<float>();
+      for (size_t i = 0; i < static_cast<size_t>(rows * out); ++i) y[i] += offsets[i % static_cast<size_t>(out)];
+    }
+    const Tensor cast = Tensor::from_vector(y, {rows * out}).to(DType::BF16);
+    INFO(what << ": the bits of the f32 product rounded afterwards");
+    REQUIRE(results.native.dtype() == DType::BF16);
+    REQUIRE(std::memcmp(results.native.contiguous().raw_data(), cast.raw_data(),
+                        static_cast<size_t>(rows * out) * 2) == 0);
   }
   }
 }
@@ -115,6 +133,8 @@ TEST_CASE("linear agrees with its body", "[differential][linear]") {
   // build has it), outputs across its blocks of 128.
   SECTION("rows at the product-engine threshold") { check_linear({2, 32}, 200, 130, true, 17); }
   SECTION("rows just below the product-engine threshold") { check_linear({63}, 200, 130, false, 18); }
+  SECTION("many rows without a bias, outputs across blocks") { check_linear({100}, 200, 300, false, 19); }
+  SECTION("many rows with a bias, outputs across blocks") { check_linear({100}, 200, 300, true, 20); }
   SECTION("no leading axes") { check_linear({}, 40, 9, true, 14); }
   SECTION("one row, a long inner dimension in several parts, odd sizes") { check_linear({1}, 1601, 13, true, 15); }
   SECTION("size 1") { check_linear({1}, 1, 1, false, 16); }

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "linnet/tensor/gemm.hpp"
@@ -245,6 +246,102 @@ TEST_CASE("many-row products of bf16 operands widened on the fly give the bits o
     REQUIRE(same_bits(product(x, false, w, true, size.outputs), widened_first));
     REQUIRE(same_bits(product(x, true, w, false, size.outputs), widened_first));
   }
+}
+
+namespace {
+
+// gemm_bt into a bf16 destination with rows y_stride apart, plus `bias`
+// when given; the padding between rows keeps its marker.
+std::vector<uint16_t> rounded_product(const Matrix& x, bool x_bf16, const Matrix& w, bool w_bf16, int64_t y_stride,
+                                      const float* bias = nullptr) {
+  std::vector<uint16_t> y(static_cast<size_t>(std::max<int64_t>(x.rows * y_stride, 1)), 0xBEEF);
+  gemm::gemm_bt(x.rows, w.rows, x.cols, x.operand(x_bf16), w.operand(w_bf16),
+                gemm::Destination{y.data(), true, y_stride, bias});
+  return y;
+}
+
+// Each output of an f32 product plus `bias` (when given) rounded to bf16;
+// the padding as rounded_product leaves it.
+std::vector<uint16_t> rounded_afterwards(const std::vector<float>& y, int64_t outputs, int64_t y_stride,
+                                         const float* bias = nullptr) {
+  std::vector<uint16_t> rounded(y.size(), 0xBEEF);
+  for (size_t i = 0; i < y.size(); ++i) {
+    const int64_t o = static_cast<int64_t>(i) % y_stride;
+    if (o < outputs) rounded[i] = linnet::tensor::float_to_bf16_bits(bias ? y[i] + bias[o] : y[i]);
+  }
+  return rounded;
+}
+
+// Rounds a product of `size` to bf16 as it is stored, every operand pair,
+// with and without a bias, and compares with the f32 product rounded
+// afterwards; and the f32 product with a bias with the bias added after.
+void check_rounded(std::mt19937& rng, const Size& size) {
+  const Matrix x = random_matrix(rng, size.rows, size.inner, 1);
+  const Matrix w = random_matrix(rng, size.outputs, size.inner, 2);
+  const Matrix bias = random_matrix(rng, 1, size.outputs, 0);
+  const int64_t y_stride = size.outputs + 3;
+  for (const bool x_bf16 : {false, true}) {
+    for (const bool w_bf16 : {false, true}) {
+      INFO(size.rows << " x " << size.outputs << " x " << size.inner << ", x " << (x_bf16 ? "bf16" : "f32")
+                     << ", w " << (w_bf16 ? "bf16" : "f32"));
+      const std::vector<float> plain = product(x, x_bf16, w, w_bf16, y_stride);
+      REQUIRE(rounded_product(x, x_bf16, w, w_bf16, y_stride) == rounded_afterwards(plain, size.outputs, y_stride));
+      REQUIRE(rounded_product(x, x_bf16, w, w_bf16, y_stride, bias.f32.data()) ==
+              rounded_afterwards(plain, size.outputs, y_stride, bias.f32.data()));
+      std::vector<float> biased(plain.size(), -7.0f), added_after = plain;
+      gemm::gemm_bt(x.rows, w.rows, x.cols, x.operand(x_bf16), w.operand(w_bf16),
+                    gemm::Destination{biased.data(), false, y_stride, bias.f32.data()});
+      for (size_t i = 0; i < plain.size(); ++i) {
+        const int64_t o = static_cast<int64_t>(i) % y_stride;
+        if (o < size.outputs) added_after[i] = plain[i] + bias.f32[static_cast<size_t>(o)];
+      }
+      REQUIRE(same_bits(biased, added_after));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a bf16 destination or a bias gives the bits of the f32 product rounded or added to afterwards",
+          "[gemm][rounded]") {
+  std::mt19937 rng(12);
+  for (Isa isa : supported_paths()) {
+    ForcedPath forced(isa);
+    INFO("path " << gemm::isa_name(isa));
+    for (const Size& size : kSizes) check_rounded(rng, size);
+    // More outputs than one block of the serial split (512), and threads.
+    check_rounded(rng, Size{3, 1100, 40});
+    check_rounded(rng, Size{45, 301, 1703});
+  }
+  INFO("default engine");
+  for (const Size& size : kManyRowSizes) check_rounded(rng, size);
+}
+
+TEST_CASE("a bf16 destination does not depend on the thread count or the split", "[gemm][rounded][threads]") {
+  std::mt19937 rng(13);
+  const Size size{530, 301, 1703};
+  const Matrix x = random_matrix(rng, size.rows, size.inner, 0);
+  const Matrix w = random_matrix(rng, size.outputs, size.inner, 0);
+  const int threads_before = linnet::tensor::num_threads();
+  for (const bool bf16 : {false, true}) {
+    INFO((bf16 ? "bf16" : "f32") << " operands");
+    linnet::tensor::set_num_threads(1);
+    const std::vector<uint16_t> one = rounded_product(x, bf16, w, bf16, size.outputs);
+    REQUIRE(one == rounded_afterwards(product(x, bf16, w, bf16, size.outputs), size.outputs, size.outputs));
+    linnet::tensor::set_num_threads(2);
+    REQUIRE(rounded_product(x, bf16, w, bf16, size.outputs) == one);
+    linnet::tensor::set_num_threads(3);
+    REQUIRE(rounded_product(x, bf16, w, bf16, size.outputs) == one);
+    // The serial form over two ranges split at an alignment boundary.
+    const int64_t split = gemm::output_alignment(size.rows, bf16, bf16) * 2;
+    std::vector<uint16_t> serial(one.size(), 0xBEEF);
+    for (const auto& [first, last] : {std::pair<int64_t, int64_t>{0, split}, {split, size.outputs}}) {
+      gemm::gemm_bt_serial(size.rows, first, last, size.inner, x.operand(bf16), w.operand(bf16),
+                           gemm::Destination{serial.data(), true, size.outputs});
+    }
+    REQUIRE(serial == one);
+  }
+  linnet::tensor::set_num_threads(threads_before);
 }
 
 TEST_CASE("oneDNN can be turned off and on", "[gemm][library]") {

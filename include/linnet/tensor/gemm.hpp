@@ -51,17 +51,36 @@ struct Operand {
   int64_t stride = 0;
 };
 
-// y[r * y_stride + o] = sum[i] x[r, i] * w[o, i] for r < rows, o < outputs,
+// Where a product's results go: row r starts `stride` elements after row
+// r-1. f32, or bf16 bits: each result rounded once to nearest even from its
+// f32 sum, the bits of the f32 product cast afterwards, without an f32
+// copy of the whole result or a second pass over it. With `bias`, output o
+// stores its f32 sum plus bias[o] (one f32 addition, before the rounding).
+struct Destination {
+  void* data = nullptr;
+  bool bf16 = false;
+  int64_t stride = 0;
+  const float* bias = nullptr;
+};
+
+// y[r * y.stride + o] = sum[i] x[r, i] * w[o, i] for r < rows, o < outputs,
 // i < inner. Splits the outputs over the OpenMP threads when the work is
 // worth it (tensor::worth_threads) and not already inside a parallel region.
-void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w, float* y, int64_t y_stride);
+void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w, Destination y);
+inline void gemm_bt(int64_t rows, int64_t outputs, int64_t inner, Operand x, Operand w, float* y, int64_t y_stride) {
+  gemm_bt(rows, outputs, inner, x, w, Destination{y, false, y_stride});
+}
 
 // The same product on the calling thread only, for outputs [first, last):
 // for callers that split work themselves. A many-row product's oneDNN grid
 // starts at first_output here, so its bits equal gemm_bt's when the range
 // is all the outputs.
 void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int64_t inner, Operand x, Operand w,
-                    float* y, int64_t y_stride);
+                    Destination y);
+inline void gemm_bt_serial(int64_t rows, int64_t first_output, int64_t last_output, int64_t inner, Operand x,
+                           Operand w, float* y, int64_t y_stride) {
+  gemm_bt_serial(rows, first_output, last_output, inner, x, w, Destination{y, false, y_stride});
+}
 
 // Products with at least this many rows go to oneDNN when it is available
 // and enabled (measured: below it our kernels are as fast or faster).
