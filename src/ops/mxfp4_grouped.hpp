@@ -57,4 +57,19 @@ void* thread_scratch(Scratch which, size_t bytes);
 // one block of the library's grid.
 inline constexpr int64_t kGroupedTileOutputs = 128;
 
+// The packed kernel (mxfp4_grouped_avx512.cpp), for CPUs with AVX-512 (f32)
+// or AVX512-BF16 (bf16). An expert's gathered inputs lie in panels of
+// kGroupedPanelRows rows (the last padded with zero rows), each panel
+// [length][16] for f32, [length / 2][16][2] for bf16 (the values i and
+// i + 1 of a row side by side), panel after panel. `w` is the decoded tile,
+// `outputs` rows of `length` values; c[o * panel_count * 16 + row] receives
+// output o of gathered row `row` (padding rows included). Each output is
+// summed over i in increasing order from zero, one fused multiply-add per
+// index (f32) or one vdpbf16ps per pair of indices (bf16).
+inline constexpr int64_t kGroupedPanelRows = 16;
+void grouped_tile_avx512_f32(const float* w, int64_t outputs, int64_t length, const float* panels,
+                             int64_t panel_count, float* c);
+void grouped_tile_avx512bf16(const uint16_t* w, int64_t outputs, int64_t length, const uint16_t* panels,
+                             int64_t panel_count, float* c);
+
 }  // namespace linnet::ops::detail
