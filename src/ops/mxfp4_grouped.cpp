@@ -12,6 +12,7 @@
 #include "mxfp4_grouped.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <exception>
@@ -171,21 +172,6 @@ void products_on_gemm(const Mxfp4Experts& weights, const float* x, InputLayout l
   if (failure) std::rethrow_exception(failure);
 }
 
-// Decodes the tile of `outputs` weight rows of `expert` from `first_output`
-// into `out` (f32, or bf16 bits).
-void decode_tile(const Mxfp4Experts& weights, int64_t expert, int64_t first_output, int64_t outputs,
-                 tensor::DType type, void* out) {
-  const int64_t groups = weights.groups;
-  const int64_t first_group = (expert * weights.rows + first_output) * groups;
-  const Mxfp4Experts tile{weights.blocks.subspan(static_cast<size_t>(first_group * kMxfp4BlockBytes),
-                                                 static_cast<size_t>(outputs * groups * kMxfp4BlockBytes)),
-                          weights.scales.subspan(static_cast<size_t>(first_group), static_cast<size_t>(outputs * groups)),
-                          1, outputs, groups};
-  const size_t element = type == tensor::DType::BF16 ? sizeof(uint16_t) : sizeof(float);
-  dequantize_mxfp4(tile, type,
-                   std::span<std::byte>(static_cast<std::byte*>(out), static_cast<size_t>(outputs * groups * 32) * element));
-}
-
 // The product on the packed AVX-512 kernel (mxfp4_grouped_avx512.cpp).
 void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout layout, const SlotsByExpert& slots,
                      std::span<const int64_t> experts, bool bf16_products, float* y) {
@@ -239,7 +225,6 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
   const int64_t tiles = (out_rows + kGroupedTileOutputs - 1) / kGroupedTileOutputs;
   const int64_t items = expert_count * tiles;
   const int64_t work = all_panels * kGroupedPanelRows * out_rows * length;
-  const tensor::DType tile_type = bf16_products ? tensor::DType::BF16 : tensor::DType::F32;
   const size_t element = bf16_products ? sizeof(uint16_t) : sizeof(float);
   std::exception_ptr failure;
 #pragma omp parallel if (tensor::worth_threads(work))
@@ -250,8 +235,9 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
     for (int64_t item = 0; item < items; ++item) {
       try {
         if (tile_weights == nullptr) {
-          tile_weights =
-              thread_scratch(Scratch::TileWeights, static_cast<size_t>(kGroupedTileOutputs * length) * element);
+          tile_weights = thread_scratch(
+              Scratch::TileWeights,
+              static_cast<size_t>(kGroupedTileOutputs * std::max(kGroupedPartF32, kGroupedPartBf16)) * element);
           tile_products = static_cast<float*>(
               thread_scratch(Scratch::TileProducts,
                              static_cast<size_t>(most_panels * kGroupedPanelRows * kGroupedTileOutputs) * sizeof(float)));
@@ -259,16 +245,18 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
         const int64_t i = item / tiles, expert = experts[i];
         const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
         const int64_t outputs = std::min(kGroupedTileOutputs, out_rows - first_output);
-        decode_tile(weights, expert, first_output, outputs, tile_type, tile_weights);
         const int64_t panel_count = first_panel[i + 1] - first_panel[i];
+        const int64_t first_group = (expert * out_rows + first_output) * weights.groups;
+        const GroupedTile tile{weights.blocks.data() + first_group * kMxfp4BlockBytes,
+                               weights.scales.data() + first_group,
+                               weights.groups,
+                               outputs,
+                               static_cast<const std::byte*>(gathered) + first_panel[i] * panel_size * element,
+                               panel_count};
         if (bf16_products) {
-          grouped_tile_avx512bf16(static_cast<const uint16_t*>(tile_weights), outputs, length,
-                                  static_cast<const uint16_t*>(gathered) + first_panel[i] * panel_size, panel_count,
-                                  tile_products);
+          grouped_tile_avx512bf16(tile, tile_weights, tile_products);
         } else {
-          grouped_tile_avx512_f32(static_cast<const float*>(tile_weights), outputs, length,
-                                  static_cast<const float*>(gathered) + first_panel[i] * panel_size, panel_count,
-                                  tile_products);
+          grouped_tile_avx512_f32(tile, tile_weights, tile_products);
         }
         // tile_products[o * stride + index]: each real row's outputs to its slot.
         const int64_t stride = panel_count * kGroupedPanelRows;
@@ -285,14 +273,19 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
   if (failure) std::rethrow_exception(failure);
 }
 
+std::atomic<bool> packed_enabled{true};
+
 }  // namespace
+
+void set_grouped_packed_enabled(bool enabled) { packed_enabled = enabled; }
 
 void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout,
                              const SlotsByExpert& slots, std::span<const int64_t> experts, bool bf16_products,
                              float* y) {
   if (experts.empty()) return;
   const tensor::gemm::Isa isa = tensor::gemm::active_isa();
-  const bool packed = isa == tensor::gemm::Isa::Avx512Bf16 || (isa == tensor::gemm::Isa::Avx512 && !bf16_products);
+  const bool packed = packed_enabled && (isa == tensor::gemm::Isa::Avx512Bf16 ||
+                                         (isa == tensor::gemm::Isa::Avx512 && !bf16_products));
   if (packed) {
     products_packed(weights, x, layout, slots, experts, bf16_products, y);
   } else {

@@ -61,15 +61,36 @@ inline constexpr int64_t kGroupedTileOutputs = 128;
 // or AVX512-BF16 (bf16). An expert's gathered inputs lie in panels of
 // kGroupedPanelRows rows (the last padded with zero rows), each panel
 // [length][16] for f32, [length / 2][16][2] for bf16 (the values i and
-// i + 1 of a row side by side), panel after panel. `w` is the decoded tile,
-// `outputs` rows of `length` values; c[o * panel_count * 16 + row] receives
-// output o of gathered row `row` (padding rows included). Each output is
-// summed over i in increasing order from zero, one fused multiply-add per
-// index (f32) or one vdpbf16ps per pair of indices (bf16).
+// i + 1 of a row side by side), panel after panel.
 inline constexpr int64_t kGroupedPanelRows = 16;
-void grouped_tile_avx512_f32(const float* w, int64_t outputs, int64_t length, const float* panels,
-                             int64_t panel_count, float* c);
-void grouped_tile_avx512bf16(const uint16_t* w, int64_t outputs, int64_t length, const uint16_t* panels,
-                             int64_t panel_count, float* c);
+// The inner dimension goes in parts of this many values (multiples of 32,
+// one MXFP4 group): a part of 4 panels is 32 KiB of inputs, and 128 weight
+// rows of a part 64 KiB, so both stay in L1 / L2 while the tiles use them.
+inline constexpr int64_t kGroupedPartF32 = 128;
+inline constexpr int64_t kGroupedPartBf16 = 256;
+
+// One work item: `outputs` consecutive weight rows of one expert (packed
+// blocks and scales from its first row) times all the expert's panels.
+struct GroupedTile {
+  const uint8_t* blocks = nullptr;  // outputs * groups * 16 bytes
+  const uint8_t* scales = nullptr;  // outputs * groups bytes
+  int64_t groups = 0;
+  int64_t outputs = 0;
+  const void* panels = nullptr;  // f32, or bf16 bits
+  int64_t panel_count = 0;
+};
+
+// c[o * panel_count * 16 + row] receives output o of gathered row `row`
+// (padding rows included); `part` is scratch of outputs * kGroupedPart*
+// values of the tile's type. Each output is summed over i in increasing
+// order from zero, one fused multiply-add per index (f32) or one vdpbf16ps
+// per pair of indices (bf16), so its bits depend on its own input row and
+// weight row only.
+void grouped_tile_avx512_f32(const GroupedTile& tile, void* part, float* c);
+void grouped_tile_avx512bf16(const GroupedTile& tile, void* part, float* c);
+
+// Off: grouped products take tensor::gemm even where the CPU has the packed
+// kernel (for bench_grouped's comparison and the tests). On by default.
+void set_grouped_packed_enabled(bool enabled);
 
 }  // namespace linnet::ops::detail

@@ -26,41 +26,39 @@
 // them, the tile shapes, or the thread.
 #include <immintrin.h>
 
-#include <algorithm>
-#include <array>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 #include <utility>
 
 #include "mxfp4_grouped.hpp"
+#include "mxfp4_rows.hpp"
 
+// No standard-library function templates here: an inline one instantiated
+// in this file (compiled for AVX-512) could be the copy the linker keeps for
+// the whole program (see mxfp4_rows.hpp).
 namespace linnet::ops::detail {
 namespace {
 
-// Inner indices per part. A part of four panels is 32 KiB of f32 inputs
-// (128 indices x 64 rows x 4 bytes) or of bf16 ones (256 x 64 x 2): it stays
-// in L1 while the tiles of one part walk all the tile's weight rows.
-constexpr int64_t kPartF32 = 128;
-constexpr int64_t kPartBf16 = 256;
+int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
 
 // The weight rows of a tile for MV panels: NR * MV accumulators, at most 24,
 // and NR + MV loads per NR * MV multiply-adds.
 constexpr int kMaxPanels = 4;
-constexpr std::array<int, kMaxPanels + 1> kWeightRows = {0, 16, 12, 8, 6};
+constexpr int kWeightRows[kMaxPanels + 1] = {0, 16, 12, 8, 6};
 
-// c[n * c_stride + 16 * j + lane] += sum over i in [begin, end) of
+// c[n * c_stride + 16 * j + lane] += sum over i < count of
 // w[n * w_stride + i] * panel_j[i][lane] for n < NR, j < MV (f32), starting
-// from zero when `first`.
+// from zero when `first` (a part of the inner dimension: `w` and `panels`
+// point at its first index).
 template <int NR, int MV>
-void tile_f32(const float* w, int64_t w_stride, const float* panels, int64_t panel_stride, int64_t begin, int64_t end,
-              float* c, int64_t c_stride, bool first) {
+void tile_f32(const float* w, int64_t w_stride, const float* panels, int64_t panel_stride, int64_t count, float* c,
+              int64_t c_stride, bool first) {
   __m512 acc[NR][MV];
 #pragma GCC unroll 16
   for (int n = 0; n < NR; ++n)
 #pragma GCC unroll 4
     for (int j = 0; j < MV; ++j) acc[n][j] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + n * c_stride + 16 * j);
-  for (int64_t i = begin; i < end; ++i) {
+  for (int64_t i = 0; i < count; ++i) {
     __m512 inputs[MV];
 #pragma GCC unroll 4
     for (int j = 0; j < MV; ++j) inputs[j] = _mm512_loadu_ps(panels + j * panel_stride + i * 16);
@@ -81,21 +79,21 @@ void tile_f32(const float* w, int64_t w_stride, const float* panels, int64_t pan
 // (value i, value i + 1) as 32 bf16; the weight pair is one dword of the
 // row. One vdpbf16ps per pair: both products exact, added into the sum.
 template <int NR, int MV>
-void tile_bf16(const uint16_t* w, int64_t w_stride, const uint16_t* panels, int64_t panel_stride, int64_t begin,
-               int64_t end, float* c, int64_t c_stride, bool first) {
+void tile_bf16(const uint16_t* w, int64_t w_stride, const uint16_t* panels, int64_t panel_stride, int64_t count,
+               float* c, int64_t c_stride, bool first) {
   __m512 acc[NR][MV];
 #pragma GCC unroll 16
   for (int n = 0; n < NR; ++n)
 #pragma GCC unroll 4
     for (int j = 0; j < MV; ++j) acc[n][j] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + n * c_stride + 16 * j);
-  for (int64_t i = begin; i < end; i += 2) {
+  for (int64_t i = 0; i < count; i += 2) {
     __m512bh inputs[MV];
 #pragma GCC unroll 4
     for (int j = 0; j < MV; ++j) inputs[j] = (__m512bh)_mm512_loadu_si512(panels + j * panel_stride + i * 16);
 #pragma GCC unroll 16
     for (int n = 0; n < NR; ++n) {
       int32_t pair;
-      std::memcpy(&pair, w + n * w_stride + i, sizeof pair);
+      __builtin_memcpy(&pair, w + n * w_stride + i, sizeof pair);
       const __m512bh weight = (__m512bh)_mm512_set1_epi32(pair);
 #pragma GCC unroll 4
       for (int j = 0; j < MV; ++j) acc[n][j] = _mm512_dpbf16_ps(acc[n][j], weight, inputs[j]);
@@ -108,13 +106,13 @@ void tile_bf16(const uint16_t* w, int64_t w_stride, const uint16_t* panels, int6
 }
 
 template <class T>
-using TileFunction = void (*)(const T*, int64_t, const T*, int64_t, int64_t, int64_t, float*, int64_t, bool);
+using TileFunction = void (*)(const T*, int64_t, const T*, int64_t, int64_t, float*, int64_t, bool);
 
 // tiles[mv - 1][nr - 1]: the tile of nr weight rows by mv panels (a tile's
 // last rows take a narrower one).
 template <class T>
 struct Tiles {
-  std::array<std::array<TileFunction<T>, 16>, kMaxPanels> table{};
+  TileFunction<T> table[kMaxPanels][16] = {};
 
   template <int MV, int... N>
   void fill(std::integer_sequence<int, N...>) {
@@ -137,24 +135,44 @@ struct Tiles {
 // four and a lone panel).
 int panels_in_run(int64_t left) {
   if (left == 5) return 3;
-  return static_cast<int>(std::min<int64_t>(left, kMaxPanels));
+  return static_cast<int>(smaller(left, kMaxPanels));
 }
 
+// One item: the tile's weight rows, decoded a part at a time into `part`
+// (outputs x part_length values, so the part's weights are fresh in L2 when
+// the tiles broadcast them), times the expert's panels.
 template <class T>
-void tile_product(const Tiles<T>& tiles, int64_t part, const T* w, int64_t outputs, int64_t length, const T* panels,
-                  int64_t panel_count, float* c) {
-  const int64_t c_stride = panel_count * kGroupedPanelRows;
+void tile_product(const Tiles<T>& tiles, int64_t part_length, const GroupedTile& tile, T* part, float* c) {
+  const int64_t c_stride = tile.panel_count * kGroupedPanelRows;
+  const int64_t length = tile.groups * 32;
   const int64_t panel_stride = length * kGroupedPanelRows;
-  for (int64_t begin = 0; begin < length; begin += part) {
-    const int64_t end = std::min(length, begin + part);
-    for (int64_t panel = 0; panel < panel_count;) {
-      const int runs = panels_in_run(panel_count - panel);
-      const int rows = kWeightRows[static_cast<size_t>(runs)];
-      for (int64_t first_output = 0; first_output < outputs; first_output += rows) {
-        const auto nr = static_cast<int>(std::min<int64_t>(rows, outputs - first_output));
-        tiles.table[static_cast<size_t>(runs - 1)][static_cast<size_t>(nr - 1)](
-            w + first_output * length, length, panels + panel * panel_stride, panel_stride, begin, end,
-            c + first_output * c_stride + panel * kGroupedPanelRows, c_stride, begin == 0);
+  const float* const table = mxfp4_value_table_f32();
+  const T* const panels = static_cast<const T*>(tile.panels);
+  for (int64_t begin = 0; begin < length; begin += part_length) {
+    const int64_t count = smaller(length - begin, part_length);
+    const bool last = begin + part_length >= length;
+    for (int64_t row = 0; row < tile.outputs; ++row) {
+      const int64_t group = row * tile.groups + begin / 32;
+      mxfp4_decode_avx512(tile.blocks + group * 16, tile.scales + group, count, table, std::is_same_v<T, uint16_t>,
+                          part + row * count);
+      // The packed bytes come from memory, a short run per row: the
+      // hardware prefetcher does not follow 128 such runs, so the row's next
+      // part is fetched by hand while this part is multiplied.
+      if (!last) {
+        const uint8_t* next = tile.blocks + (group + part_length / 32) * 16;
+        for (int64_t byte = 0; byte < part_length / 2; byte += 64) _mm_prefetch(reinterpret_cast<const char*>(next + byte), _MM_HINT_T1);
+        _mm_prefetch(reinterpret_cast<const char*>(next + part_length / 2 - 1), _MM_HINT_T1);
+        _mm_prefetch(reinterpret_cast<const char*>(tile.scales + group + part_length / 32), _MM_HINT_T1);
+      }
+    }
+    for (int64_t panel = 0; panel < tile.panel_count;) {
+      const int runs = panels_in_run(tile.panel_count - panel);
+      const int rows = kWeightRows[runs];
+      for (int64_t first_output = 0; first_output < tile.outputs; first_output += rows) {
+        const auto nr = static_cast<int>(smaller(rows, tile.outputs - first_output));
+        tiles.table[runs - 1][nr - 1](
+            part + first_output * count, count, panels + panel * panel_stride + begin * kGroupedPanelRows, panel_stride,
+            count, c + first_output * c_stride + panel * kGroupedPanelRows, c_stride, begin == 0);
       }
       panel += runs;
     }
@@ -163,16 +181,14 @@ void tile_product(const Tiles<T>& tiles, int64_t part, const T* w, int64_t outpu
 
 }  // namespace
 
-void grouped_tile_avx512_f32(const float* w, int64_t outputs, int64_t length, const float* panels,
-                             int64_t panel_count, float* c) {
+void grouped_tile_avx512_f32(const GroupedTile& tile, void* part, float* c) {
   static const Tiles<float> tiles;
-  tile_product(tiles, kPartF32, w, outputs, length, panels, panel_count, c);
+  tile_product(tiles, kGroupedPartF32, tile, static_cast<float*>(part), c);
 }
 
-void grouped_tile_avx512bf16(const uint16_t* w, int64_t outputs, int64_t length, const uint16_t* panels,
-                             int64_t panel_count, float* c) {
+void grouped_tile_avx512bf16(const GroupedTile& tile, void* part, float* c) {
   static const Tiles<uint16_t> tiles;
-  tile_product(tiles, kPartBf16, w, outputs, length, panels, panel_count, c);
+  tile_product(tiles, kGroupedPartBf16, tile, static_cast<uint16_t*>(part), c);
 }
 
 }  // namespace linnet::ops::detail
