@@ -2,9 +2,10 @@
 // llama.cpp's mul_mat_id and vLLM's fused MoE run a prompt through its
 // experts: the tokens routed to one expert are gathered into one matrix and
 // multiplied by that expert's weights in one product, so each weight is
-// decoded once per call and used by every token that chose it, and the
-// product runs on the dense kernels (oneDNN's packed bf16/f32 kernels from
-// tensor::gemm::kLibraryMinRows rows, our own below).
+// decoded once per call and used by every token that chose it. The product
+// runs on the packed AVX-512 kernel (mxfp4_grouped_avx512.cpp) where the
+// CPU has it, else on the dense kernels (oneDNN's packed bf16/f32 kernels
+// from tensor::gemm::kLibraryMinRows rows, our own below).
 //
 // The weights stay packed: a tile of kGroupedTileOutputs rows is decoded
 // into a per-thread buffer, multiplied, and the buffer reused for the next

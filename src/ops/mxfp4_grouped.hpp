@@ -35,11 +35,15 @@ struct SlotsByExpert {
 // `bf16_products`, which the caller allows only when every input is a bf16
 // value, else f32); its rows are decoded a tile of kGroupedTileOutputs at a
 // time into a per-thread buffer of the same type (exact: every MXFP4 value
-// is a bf16 value) and multiplied by tensor::gemm (gemm_bt_serial), the
-// dense `linear`'s product. Work items are (expert, tile), shared by the
-// OpenMP threads; each is computed whole by one thread, so the bits do not
-// depend on the thread count. They do depend on how many slots chose the
-// expert (the product's row count picks the engine and its blocks).
+// is a bf16 value) and multiplied by the gathered matrix. Work items are
+// (expert, tile), shared by the OpenMP threads; each is computed whole by
+// one thread, so the bits do not depend on the thread count. The product:
+// - with AVX-512 (f32) or AVX512-BF16 (bf16 too), the packed kernel below:
+//   inputs gathered into panels of 16 rows, weights decoded a part of the
+//   row at a time; each output's bits depend on its two rows only;
+// - otherwise tensor::gemm (gemm_bt_serial), the dense `linear`'s product,
+//   whose bits depend on how many slots chose the expert (the product's
+//   row count picks the engine and its blocks).
 void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout,
                              const SlotsByExpert& slots, std::span<const int64_t> experts, bool bf16_products,
                              float* y);
