@@ -239,9 +239,9 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
           tile_weights = thread_scratch(
               Scratch::TileWeights,
               static_cast<size_t>(kGroupedTileOutputs * std::max(kGroupedPartF32, kGroupedPartBf16)) * element);
+          const int64_t products = most_panels * kGroupedPanelRows * kGroupedTileOutputs;
           tile_products = static_cast<float*>(
-              thread_scratch(Scratch::TileProducts,
-                             static_cast<size_t>(most_panels * kGroupedPanelRows * kGroupedTileOutputs) * sizeof(float)));
+              thread_scratch(Scratch::TileProducts, static_cast<size_t>(products) * sizeof(float)));
         }
         const int64_t i = item / tiles, expert = experts[i];
         const int64_t first_output = (item % tiles) * kGroupedTileOutputs;

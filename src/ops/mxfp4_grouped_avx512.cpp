@@ -41,6 +41,8 @@ namespace {
 
 int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
 
+#include "mxfp4_decode_avx512.inc"
+
 // The weight rows of a tile for MV panels: NR * MV accumulators, at most 24,
 // and NR + MV loads per NR * MV multiply-adds.
 constexpr int kMaxPanels = 4;
@@ -146,21 +148,27 @@ void tile_product(const Tiles<T>& tiles, int64_t part_length, const GroupedTile&
   const int64_t c_stride = tile.panel_count * kGroupedPanelRows;
   const int64_t length = tile.groups * 32;
   const int64_t panel_stride = length * kGroupedPanelRows;
-  const float* const table = mxfp4_value_table_f32();
   const T* const panels = static_cast<const T*>(tile.panels);
+  const float* const f32_values = mxfp4_value_table_f32();
+  const uint16_t* const bf16_values = mxfp4_value_table_bf16();
   for (int64_t begin = 0; begin < length; begin += part_length) {
     const int64_t count = smaller(length - begin, part_length);
     const bool last = begin + part_length >= length;
     for (int64_t row = 0; row < tile.outputs; ++row) {
       const int64_t group = row * tile.groups + begin / 32;
-      mxfp4_decode_avx512(tile.blocks + group * 16, tile.scales + group, count, table, std::is_same_v<T, uint16_t>,
-                          part + row * count);
+      if constexpr (std::is_same_v<T, float>) {
+        decode_groups_f32(tile.blocks + group * 16, tile.scales + group, count / 32, f32_values, part + row * count);
+      } else {
+        decode_groups_bf16(tile.blocks + group * 16, tile.scales + group, count / 32, bf16_values, part + row * count);
+      }
       // The packed bytes come from memory, a short run per row: the
       // hardware prefetcher does not follow 128 such runs, so the row's next
       // part is fetched by hand while this part is multiplied.
       if (!last) {
         const uint8_t* next = tile.blocks + (group + part_length / 32) * 16;
-        for (int64_t byte = 0; byte < part_length / 2; byte += 64) _mm_prefetch(reinterpret_cast<const char*>(next + byte), _MM_HINT_T1);
+        for (int64_t byte = 0; byte < part_length / 2; byte += 64) {
+          _mm_prefetch(reinterpret_cast<const char*>(next + byte), _MM_HINT_T1);
+        }
         _mm_prefetch(reinterpret_cast<const char*>(next + part_length / 2 - 1), _MM_HINT_T1);
         _mm_prefetch(reinterpret_cast<const char*>(tile.scales + group + part_length / 32), _MM_HINT_T1);
       }
