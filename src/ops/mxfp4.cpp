@@ -118,6 +118,7 @@ void dequantize_all_with(const Mxfp4Experts& weights, const Element (&table)[256
 }  // namespace
 
 const float* detail::mxfp4_value_table_f32() { return &value_tables().f32[0][0]; }
+const uint16_t* detail::mxfp4_value_table_bf16() { return &value_tables().bf16[0][0]; }
 
 void Mxfp4Experts::validate() const {
   if (experts <= 0 || rows <= 0 || groups <= 0)

@@ -2,9 +2,10 @@
 // llama.cpp's mul_mat_id and vLLM's fused MoE run a prompt through its
 // experts: the tokens routed to one expert are gathered into one matrix and
 // multiplied by that expert's weights in one product, so each weight is
-// decoded once per call and used by every token that chose it, and the
-// product runs on the dense kernels (oneDNN's packed bf16/f32 kernels from
-// tensor::gemm::kLibraryMinRows rows, our own below).
+// decoded once per call and used by every token that chose it. The product
+// runs on the packed AVX-512 kernel (mxfp4_grouped_avx512.cpp) where the
+// CPU has it, else on the dense kernels (oneDNN's packed bf16/f32 kernels
+// from tensor::gemm::kLibraryMinRows rows, our own below).
 //
 // The weights stay packed: a tile of kGroupedTileOutputs rows is decoded
 // into a per-thread buffer, multiplied, and the buffer reused for the next
@@ -12,6 +13,7 @@
 #include "mxfp4_grouped.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <exception>
@@ -57,12 +59,19 @@ void* thread_scratch(Scratch which, size_t bytes) {
   return buffer.data;
 }
 
-void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout,
-                             const SlotsByExpert& slots, std::span<const int64_t> experts, bool bf16_products,
-                             float* y) {
+namespace {
+
+// Where slot `slot`'s input starts.
+const float* slot_input(const float* x, InputLayout layout, const SlotsByExpert& slots, int64_t slot) {
+  return x + (slot / slots.slots_per_row) * layout.row_stride + (slot % slots.slots_per_row) * layout.slot_stride;
+}
+
+// The product on tensor::gemm (oneDNN from kLibraryMinRows rows, our dot
+// tiles below), for CPUs without the packed kernel.
+void products_on_gemm(const Mxfp4Experts& weights, const float* x, InputLayout layout, const SlotsByExpert& slots,
+                      std::span<const int64_t> experts, bool bf16_products, float* y) {
   const int64_t length = weights.row_length(), out_rows = weights.rows;
   const auto expert_count = static_cast<int64_t>(experts.size());
-  if (expert_count == 0) return;
 
   // Expert i's gathered inputs are rows [first_row[i], first_row[i + 1]):
   // its slots in increasing order, then zero rows up to gathered_rows().
@@ -85,8 +94,7 @@ void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputL
     const int64_t index = row - first_row[i];
     const float* input = nullptr;
     if (index < slots.count(experts[i])) {
-      const int64_t slot = slots.by_expert[slots.start[experts[i]] + index];
-      input = x + (slot / slots.slots_per_row) * layout.row_stride + (slot % slots.slots_per_row) * layout.slot_stride;
+      input = slot_input(x, layout, slots, slots.by_expert[slots.start[experts[i]] + index]);
     }
     if (bf16_products) {
       uint16_t* to = gathered_bf16 + row * length;
@@ -163,6 +171,127 @@ void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputL
     }
   }
   if (failure) std::rethrow_exception(failure);
+}
+
+// The product on the packed AVX-512 kernel (mxfp4_grouped_avx512.cpp).
+void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout layout, const SlotsByExpert& slots,
+                     std::span<const int64_t> experts, bool bf16_products, float* y) {
+  const int64_t length = weights.row_length(), out_rows = weights.rows;
+  const auto expert_count = static_cast<int64_t>(experts.size());
+
+  // Expert i's inputs are panels [first_panel[i], first_panel[i + 1]).
+  std::vector<int64_t> first_panel(experts.size() + 1, 0);
+  int64_t most_panels = 0;
+  for (int64_t i = 0; i < expert_count; ++i) {
+    const int64_t panels = (slots.count(experts[i]) + kGroupedPanelRows - 1) / kGroupedPanelRows;
+    first_panel[i + 1] = first_panel[i] + panels;
+    most_panels = std::max(most_panels, panels);
+  }
+  const int64_t all_panels = first_panel.back();
+  const int64_t panel_size = length * kGroupedPanelRows;  // elements
+  void* const gathered =
+      thread_scratch(Scratch::Gathered, static_cast<size_t>(all_panels * panel_size) * (bf16_products ? 2 : 4));
+  // Every element is written (inputs or the zero rows that pad a panel).
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(all_panels * panel_size))
+  for (int64_t panel = 0; panel < all_panels; ++panel) {
+    const int64_t i = std::upper_bound(first_panel.begin(), first_panel.end(), panel) - first_panel.begin() - 1;
+    const int64_t first_index = (panel - first_panel[i]) * kGroupedPanelRows;
+    const float* inputs[kGroupedPanelRows];
+    for (int64_t row = 0; row < kGroupedPanelRows; ++row) {
+      const int64_t index = first_index + row;
+      inputs[row] = index < slots.count(experts[i])
+                        ? slot_input(x, layout, slots, slots.by_expert[slots.start[experts[i]] + index])
+                        : nullptr;
+    }
+    if (bf16_products) {
+      // The caller checked that every input is a bf16 value: its upper half.
+      uint16_t* to = static_cast<uint16_t*>(gathered) + panel * panel_size;
+      for (int64_t at = 0; at < length; at += 2) {
+        for (int64_t row = 0; row < kGroupedPanelRows; ++row) {
+          const float* input = inputs[row];
+          to[2 * row] = input ? static_cast<uint16_t>(std::bit_cast<uint32_t>(input[at]) >> 16) : uint16_t{0};
+          to[2 * row + 1] = input ? static_cast<uint16_t>(std::bit_cast<uint32_t>(input[at + 1]) >> 16) : uint16_t{0};
+        }
+        to += 2 * kGroupedPanelRows;
+      }
+    } else {
+      float* to = static_cast<float*>(gathered) + panel * panel_size;
+      for (int64_t at = 0; at < length; ++at) {
+        for (int64_t row = 0; row < kGroupedPanelRows; ++row) to[row] = inputs[row] ? inputs[row][at] : 0.0f;
+        to += kGroupedPanelRows;
+      }
+    }
+  }
+
+  const int64_t tiles = (out_rows + kGroupedTileOutputs - 1) / kGroupedTileOutputs;
+  const int64_t items = expert_count * tiles;
+  const int64_t work = all_panels * kGroupedPanelRows * out_rows * length;
+  const size_t element = bf16_products ? sizeof(uint16_t) : sizeof(float);
+  std::exception_ptr failure;
+#pragma omp parallel if (tensor::worth_threads(work))
+  {
+    void* tile_weights = nullptr;
+    float* tile_products = nullptr;
+#pragma omp for schedule(dynamic)
+    for (int64_t item = 0; item < items; ++item) {
+      try {
+        if (tile_weights == nullptr) {
+          tile_weights = thread_scratch(
+              Scratch::TileWeights,
+              static_cast<size_t>(kGroupedTileOutputs * std::max(kGroupedPartF32, kGroupedPartBf16)) * element);
+          const int64_t products = most_panels * kGroupedPanelRows * kGroupedTileOutputs;
+          tile_products = static_cast<float*>(
+              thread_scratch(Scratch::TileProducts, static_cast<size_t>(products) * sizeof(float)));
+        }
+        const int64_t i = item / tiles, expert = experts[i];
+        const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
+        const int64_t outputs = std::min(kGroupedTileOutputs, out_rows - first_output);
+        const int64_t panel_count = first_panel[i + 1] - first_panel[i];
+        const int64_t first_group = (expert * out_rows + first_output) * weights.groups;
+        const GroupedTile tile{weights.blocks.data() + first_group * kMxfp4BlockBytes,
+                               weights.scales.data() + first_group,
+                               weights.groups,
+                               outputs,
+                               static_cast<const std::byte*>(gathered) + first_panel[i] * panel_size * element,
+                               panel_count};
+        if (bf16_products) {
+          grouped_tile_avx512bf16(tile, tile_weights, tile_products);
+        } else {
+          grouped_tile_avx512_f32(tile, tile_weights, tile_products);
+        }
+        // tile_products[o * stride + index]: each real row's outputs to its slot.
+        const int64_t stride = panel_count * kGroupedPanelRows;
+        for (int64_t index = 0; index < slots.count(expert); ++index) {
+          float* to = y + slots.by_expert[slots.start[expert] + index] * out_rows + first_output;
+          for (int64_t o = 0; o < outputs; ++o) to[o] = tile_products[o * stride + index];
+        }
+      } catch (...) {
+#pragma omp critical(linnet_mxfp4_grouped_failure)
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+std::atomic<bool> packed_enabled{true};
+
+}  // namespace
+
+void set_grouped_packed_enabled(bool enabled) { packed_enabled = enabled; }
+
+void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout,
+                             const SlotsByExpert& slots, std::span<const int64_t> experts, bool bf16_products,
+                             float* y) {
+  if (experts.empty()) return;
+  const tensor::gemm::Isa isa = tensor::gemm::active_isa();
+  const bool packed = packed_enabled && (isa == tensor::gemm::Isa::Avx512Bf16 ||
+                                         (isa == tensor::gemm::Isa::Avx512 && !bf16_products));
+  if (packed) {
+    products_packed(weights, x, layout, slots, experts, bf16_products, y);
+  } else {
+    products_on_gemm(weights, x, layout, slots, experts, bf16_products, y);
+  }
 }
 
 }  // namespace linnet::ops::detail

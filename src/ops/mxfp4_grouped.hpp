@@ -35,11 +35,15 @@ struct SlotsByExpert {
 // `bf16_products`, which the caller allows only when every input is a bf16
 // value, else f32); its rows are decoded a tile of kGroupedTileOutputs at a
 // time into a per-thread buffer of the same type (exact: every MXFP4 value
-// is a bf16 value) and multiplied by tensor::gemm (gemm_bt_serial), the
-// dense `linear`'s product. Work items are (expert, tile), shared by the
-// OpenMP threads; each is computed whole by one thread, so the bits do not
-// depend on the thread count. They do depend on how many slots chose the
-// expert (the product's row count picks the engine and its blocks).
+// is a bf16 value) and multiplied by the gathered matrix. Work items are
+// (expert, tile), shared by the OpenMP threads; each is computed whole by
+// one thread, so the bits do not depend on the thread count. The product:
+// - with AVX-512 (f32) or AVX512-BF16 (bf16 too), the packed kernel below:
+//   inputs gathered into panels of 16 rows, weights decoded a part of the
+//   row at a time; each output's bits depend on its two rows only;
+// - otherwise tensor::gemm (gemm_bt_serial), the dense `linear`'s product,
+//   whose bits depend on how many slots chose the expert (the product's
+//   row count picks the engine and its blocks).
 void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout,
                              const SlotsByExpert& slots, std::span<const int64_t> experts, bool bf16_products,
                              float* y);
@@ -56,5 +60,41 @@ void* thread_scratch(Scratch which, size_t bytes);
 // The rows of one tile: tensor::gemm's oneDNN block width, so a tile is
 // one block of the library's grid.
 inline constexpr int64_t kGroupedTileOutputs = 128;
+
+// The packed kernel (mxfp4_grouped_avx512.cpp), for CPUs with AVX-512 (f32)
+// or AVX512-BF16 (bf16). An expert's gathered inputs lie in panels of
+// kGroupedPanelRows rows (the last padded with zero rows), each panel
+// [length][16] for f32, [length / 2][16][2] for bf16 (the values i and
+// i + 1 of a row side by side), panel after panel.
+inline constexpr int64_t kGroupedPanelRows = 16;
+// The inner dimension goes in parts of this many values (multiples of 32,
+// one MXFP4 group): a part of 4 panels is 32 KiB of inputs, and 128 weight
+// rows of a part 64 KiB, so both stay in L1 / L2 while the tiles use them.
+inline constexpr int64_t kGroupedPartF32 = 128;
+inline constexpr int64_t kGroupedPartBf16 = 256;
+
+// One work item: `outputs` consecutive weight rows of one expert (packed
+// blocks and scales from its first row) times all the expert's panels.
+struct GroupedTile {
+  const uint8_t* blocks = nullptr;  // outputs * groups * 16 bytes
+  const uint8_t* scales = nullptr;  // outputs * groups bytes
+  int64_t groups = 0;
+  int64_t outputs = 0;
+  const void* panels = nullptr;  // f32, or bf16 bits
+  int64_t panel_count = 0;
+};
+
+// c[o * panel_count * 16 + row] receives output o of gathered row `row`
+// (padding rows included); `part` is scratch of outputs * kGroupedPart*
+// values of the tile's type. Each output is summed over i in increasing
+// order from zero, one fused multiply-add per index (f32) or one vdpbf16ps
+// per pair of indices (bf16), so its bits depend on its own input row and
+// weight row only.
+void grouped_tile_avx512_f32(const GroupedTile& tile, void* part, float* c);
+void grouped_tile_avx512bf16(const GroupedTile& tile, void* part, float* c);
+
+// Off: grouped products take tensor::gemm even where the CPU has the packed
+// kernel (for bench_grouped's comparison and the tests). On by default.
+void set_grouped_packed_enabled(bool enabled);
 
 }  // namespace linnet::ops::detail

@@ -33,6 +33,8 @@ struct Mxfp4Rows {
 
 // The f32 value of every (scale byte, code): [256][16], made once.
 const float* mxfp4_value_table_f32();
+// The same values' bf16 bits (their upper halves): [256][16].
+const uint16_t* mxfp4_value_table_bf16();
 
 // Each computes the whole problem on the calling thread. AVX-512 (F + VL,
 // for the two-table permutation on 8 lanes) and AVX2; called only when the

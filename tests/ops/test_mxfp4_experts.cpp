@@ -378,3 +378,140 @@ TEST_CASE("MXFP4 expert products refuse bad routing and sizes, writing nothing")
   std::vector<float> nothing;
   CHECK_NOTHROW(linnet::ops::mxfp4_experts_f32(p.weights(), nothing, ExpertChoice{{}, 0, 2}, nothing));
 }
+
+namespace {
+
+// Experts chosen by the given numbers of slots (one slot per row, its own
+// input), the expert after the last never chosen (NaN weights).
+Problem counted_problem(const std::vector<int64_t>& counts, int64_t rows, int64_t groups, uint32_t seed) {
+  int64_t total = 0;
+  for (int64_t count : counts) total += count;
+  Problem p = make_problem(Shape{static_cast<int64_t>(counts.size()) + 1, rows, groups, total, 1, seed});
+  // Interleaved, so each expert's slots are spread over the rows.
+  p.experts.clear();
+  std::vector<int64_t> left = counts;
+  while (static_cast<int64_t>(p.experts.size()) < total)
+    for (size_t e = 0; e < left.size(); ++e)
+      if (left[e] > 0) {
+        --left[e];
+        p.experts.push_back(static_cast<int64_t>(e));
+      }
+  return p;
+}
+
+// Slot s's products, each summed over i in increasing order from zero with
+// one fused multiply-add per index: the packed f32 kernel's order.
+std::vector<float> fma_chain_products(const Problem& p) {
+  std::vector<float> y;
+  const int64_t length = p.length();
+  for (size_t slot = 0; slot < p.experts.size(); ++slot) {
+    const float* x = &p.per_slot_x[slot * static_cast<size_t>(length)];
+    for (int64_t o = 0; o < p.shape.rows; ++o) {
+      const float* w = &p.dequantized[static_cast<size_t>((p.experts[slot] * p.shape.rows + o) * length)];
+      float sum = 0.0f;
+      for (int64_t i = 0; i < length; ++i) sum = std::fma(x[i], w[i], sum);
+      y.push_back(sum);
+    }
+  }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("grouped MXFP4 products on the packed AVX-512 kernel") {
+  namespace gemm = linnet::tensor::gemm;
+  if (!gemm::isa_supported(gemm::Isa::Avx512)) {
+    SUCCEED("no AVX-512 on this CPU: the packed kernel is never chosen");
+    return;
+  }
+  // Slot counts giving 1 to 7 panels of 16 rows, none a multiple of 16
+  // (the kernel's runs of 4, 3+2 and 4+3 panels, and a lone one); 131
+  // output rows (a 128-row tile and 3 more: no multiple of the 6, 8, 12 or
+  // 16 weight rows of a register tile); 1 group (one short part), 5 (160
+  // values: a part of 128 and a short one) and 9 (288: over one bf16 part
+  // of 256).
+  const int64_t groups = GENERATE(1, 5, 9);
+  const std::vector<int64_t> counts = {8, 17, 40, 53, 75, 90, 100};
+  const Problem p = counted_problem(counts, 131, groups, 11u + static_cast<uint32_t>(groups));
+  CAPTURE(groups);
+  const size_t per_slot = p.experts.size() * static_cast<size_t>(p.shape.rows);
+  Problem rounded = p;
+  for (float& value : rounded.per_slot_x) value = linnet::tensor::round_to_bf16(value);
+
+  // The same slots behind other ones: 30 more rows of expert 0 and 5 of
+  // expert 3 first, so every slot of those experts sits at another place in
+  // its panels (and expert 0 has 3 panels instead of 1).
+  auto behind_others = [&](const Problem& base) {
+    Problem q = base;
+    const int64_t length = base.length();
+    std::mt19937 random(5);
+    std::uniform_real_distribution<float> signed_unit(-1.0f, 1.0f);
+    std::vector<int64_t> experts(30, 0);
+    experts.insert(experts.end(), 5, 3);
+    std::vector<float> x;
+    for (size_t i = 0; i < experts.size() * static_cast<size_t>(length); ++i)
+      x.push_back(linnet::tensor::round_to_bf16(signed_unit(random)));
+    q.experts.insert(q.experts.begin(), experts.begin(), experts.end());
+    q.per_slot_x.insert(q.per_slot_x.begin(), x.begin(), x.end());
+    q.shape.batch += static_cast<int64_t>(experts.size());
+    return q;
+  };
+  const size_t extra = 35 * static_cast<size_t>(p.shape.rows);
+
+  SECTION("f32: each output is the fused multiply-add chain over its row, with any neighbours and threads") {
+    const std::vector<float> expected = fma_chain_products(p);
+    std::vector<float> y(per_slot);
+    linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), y);
+    CHECK(same_bits(y, expected));
+
+    const Problem q = behind_others(p);
+    std::vector<float> y_behind(per_slot + extra);
+    linnet::ops::mxfp4_experts_f32(q.weights(), q.per_slot_x, q.choice(), y_behind);
+    CHECK(same_bits(std::vector<float>(y_behind.begin() + static_cast<std::ptrdiff_t>(extra), y_behind.end()), y));
+
+    const int threads = omp_get_max_threads();
+    std::vector<float> one(per_slot), two(per_slot);
+    omp_set_num_threads(1);
+    linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), one);
+    omp_set_num_threads(2);
+    linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), two);
+    omp_set_num_threads(threads);
+    CHECK(same_bits(one, expected));
+    CHECK(same_bits(two, expected));
+  }
+
+  SECTION("bf16: within the bound, the same bits with any neighbours and threads") {
+    const Reference ref = reference_products(rounded, false);
+    REQUIRE(grouped_count(ref) == per_slot);
+    std::vector<uint16_t> y(per_slot);
+    linnet::ops::mxfp4_experts_bf16(p.weights(), rounded.per_slot_x, p.choice(), y);
+    CHECK(bf16_products_agree(y, ref));
+
+    const Problem q = behind_others(rounded);
+    std::vector<uint16_t> y_behind(per_slot + extra);
+    linnet::ops::mxfp4_experts_bf16(q.weights(), q.per_slot_x, q.choice(), y_behind);
+    CHECK(std::vector<uint16_t>(y_behind.begin() + static_cast<std::ptrdiff_t>(extra), y_behind.end()) == y);
+
+    const int threads = omp_get_max_threads();
+    std::vector<uint16_t> one(per_slot), two(per_slot);
+    omp_set_num_threads(1);
+    linnet::ops::mxfp4_experts_bf16(p.weights(), rounded.per_slot_x, p.choice(), one);
+    omp_set_num_threads(2);
+    linnet::ops::mxfp4_experts_bf16(p.weights(), rounded.per_slot_x, p.choice(), two);
+    omp_set_num_threads(threads);
+    CHECK(one == y);
+    CHECK(two == y);
+
+    // AVX-512 without BF16 (and AVX2, scalar) multiply bf16 inputs on
+    // tensor::gemm instead: held to the same bound.
+    for (gemm::Isa isa : {gemm::Isa::Scalar, gemm::Isa::Avx2, gemm::Isa::Avx512}) {
+      if (!gemm::isa_supported(isa)) continue;
+      CAPTURE(gemm::isa_name(isa));
+      gemm::override_isa(isa);
+      std::vector<uint16_t> other(per_slot);
+      linnet::ops::mxfp4_experts_bf16(p.weights(), rounded.per_slot_x, p.choice(), other);
+      gemm::override_isa(std::nullopt);
+      CHECK(bf16_products_agree(other, ref));
+    }
+  }
+}

@@ -95,16 +95,21 @@ void dequantize_mxfp4_row_f32(const Mxfp4Experts& weights, int64_t expert, int64
 //   mul_mat_id and vLLM's fused MoE run a prompt): the inputs of the
 //   expert's slots are gathered into one matrix, and each tile of 128 of
 //   its rows is decoded into a per-thread buffer and multiplied by that
-//   matrix with tensor::gemm (gemm.hpp), the dense `linear`'s product. So
-//   the order is that product's: oneDNN's blocked order (fused
-//   multiply-adds) once the gathered rows, padded with zero rows to a
-//   multiple of 16, reach tensor::gemm::kLibraryMinRows, our kernels' lanes
-//   below that. In the `_bf16` variants, when every input is a bf16 value
+//   matrix. With AVX-512 (AVX512-BF16 for bf16 products) the packed
+//   kernel does it (src/ops/mxfp4_grouped_avx512.cpp): each output summed
+//   over i in increasing order from zero, one fused multiply-add per
+//   index (f32) or one vdpbf16ps per pair of indices (bf16). Otherwise
+//   tensor::gemm (gemm.hpp) does, the dense `linear`'s product, in its
+//   order: oneDNN's blocked order (fused multiply-adds) once the gathered
+//   rows, padded with zero rows to a multiple of 16, reach
+//   tensor::gemm::kLibraryMinRows, our kernels' lanes below that. In the
+//   `_bf16` variants, when every input is a bf16 value
 //   (as a T = bf16 call's are), the tile and the inputs are bf16 and the
 //   products bf16 x bf16 with f32 sums (vdpbf16ps where the CPU has it;
 //   the products are exact, but such kernels flush subnormal operands and
-//   results to zero); otherwise f32. The bits then depend on the number
-//   of slots that chose the expert, not on the thread count.
+//   results to zero); otherwise f32. The bits never depend on the thread
+//   count; on tensor::gemm they depend on the number of slots that chose
+//   the expert, on the packed kernel not even on that.
 //
 // Both are the `equivalent` numerics policy's "f32 accumulation": not the
 // body's sequential `sum<f32>[i]` order, so results can differ from the
