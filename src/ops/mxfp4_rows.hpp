@@ -29,6 +29,9 @@ struct Mxfp4Rows {
   // rows * groups * 32 floats of scratch, or null: with many inputs the
   // rows are decoded there once rather than in registers per input tile.
   float* panel = nullptr;
+  // Rows of the same expert after these (the caller's next run): a kernel
+  // may prefetch into them, never past them.
+  int64_t rows_after = 0;
 };
 
 // The f32 value of every (scale byte, code): [256][16], made once.
