@@ -42,6 +42,11 @@ const float* mxfp4_value_table_f32();
 // CPU has them (mxfp4_experts.cpp).
 void mxfp4_rows_avx512(const Mxfp4Rows& problem);
 void mxfp4_rows_avx2(const Mxfp4Rows& problem);
+// The AVX-512 file's eight-lane kernel alone (mxfp4_rows_avx512 takes it
+// for the panel, and on CPUs without AVX512-VBMI; otherwise, with few
+// inputs, its two-rows-per-register kernel): for the test that holds the
+// two to the same bits, and for bench/bench_mxfp4_rows.cpp.
+void mxfp4_rows_avx512_eight_lanes(const Mxfp4Rows& problem);
 
 // `values` (a multiple of 32) consecutive values of packed rows, decoded
 // into `out` through the f32 value table: f32, or bf16 bits (the bf16

@@ -1,6 +1,8 @@
-// The MXFP4 row kernel on AVX-512 (F + VL, and BW for the decoder): eight f32 lanes in ymm
-// registers (the documented order has eight lanes), the 16 values of a
-// group's scale looked up with one two-table permutation (vpermt2ps).
+// The MXFP4 row kernels on AVX-512 (F + VL, and BW for the decoder): eight
+// f32 lanes in ymm registers (the documented order has eight lanes), the 16
+// values of a group's scale looked up with one two-table permutation
+// (vpermt2ps); and, where the CPU has AVX512-VBMI, two rows' eight lanes per
+// zmm register for a decode step's few inputs (below).
 // Compiled with -mavx512f -mavx512vl -mavx512bw -mavx2 -ffp-contract=off; called only
 // when the CPU has AVX-512 (mxfp4_experts.cpp).
 // g++ 12's AVX-512 intrinsics seed unused lanes with a self-initialised
@@ -31,7 +33,7 @@ struct Lookup {
 // values at i mod 8 in order, with a multiplication then an addition, so
 // every sum keeps its bits; but a step costs one byte permutation, one
 // table permutation and the multiplications and additions for sixteen
-// values, about half the instructions (this CPU runs zmm at full width).
+// values, about half the instructions (Zen 5 runs zmm instructions at full width).
 //
 // Per group, the two rows' 16-byte blocks are split once into 64 code
 // bytes (`codes`): bytes 0-15 row r's low nibbles (its even values), 16-31
@@ -186,6 +188,8 @@ void decode_groups_bf16(const uint8_t* blocks, const uint8_t* scales, int64_t gr
 }
 
 }  // namespace
+
+void mxfp4_rows_avx512_eight_lanes(const Mxfp4Rows& problem) { run_rows(problem); }
 
 void mxfp4_rows_avx512(const Mxfp4Rows& problem) {
   static const bool has_vbmi = __builtin_cpu_supports("avx512vbmi");
