@@ -33,7 +33,8 @@ struct Lookup {
 // values at i mod 8 in order, with a multiplication then an addition, so
 // every sum keeps its bits; but a step costs one byte permutation, one
 // table permutation and the multiplications and additions for sixteen
-// values, about half the instructions (Zen 5 runs zmm instructions at full width).
+// values, about half the instructions (Zen 5 runs zmm instructions at full
+// width; measured 1.1-1.25x faster all the same, bench/bench_mxfp4_rows).
 //
 // Per group, the two rows' 16-byte blocks are split once into 64 code
 // bytes (`codes`): bytes 0-15 row r's low nibbles (its even values), 16-31
@@ -70,9 +71,7 @@ LINNET_VBMI void paired_tile(const Mxfp4Rows& p, int64_t first_row, int64_t firs
   const __m512i indices[4] = {part_indices(0), part_indices(1), part_indices(2), part_indices(3)};
   const __m512i low_nibbles = _mm512_set1_epi8(0x0F);
   // Bit 4 on the second row's bytes (16-31 and 48-63).
-  const __m512i second_row =
-      _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_setr_m128i(_mm_setzero_si128(), _mm_set1_epi8(0x10))),
-                         _mm256_setr_m128i(_mm_setzero_si128(), _mm_set1_epi8(0x10)), 1);
+  const __m512i second_row = _mm512_maskz_set1_epi8(0xFFFF0000FFFF0000ull, 0x10);
   const float* inputs[Inputs];
   for (int s = 0; s < Inputs; ++s) inputs[s] = p.inputs[first_input + s];
   const int64_t next_row = first_row + 2 * Pairs;
@@ -141,7 +140,7 @@ LINNET_VBMI void paired_rows(const Mxfp4Rows& p, int64_t first_row) {
 
 // Tiles of kTilePairs pairs of rows, then a pair, then an odd last row in
 // the eight-lane kernel.
-constexpr int kTilePairs = 2;  // 4 measured 1.2-1.4x slower (registers)
+constexpr int kTilePairs = 2;  // 4 pairs: 1.1x in cache, no faster from memory
 
 LINNET_VBMI void run_rows_paired(const Mxfp4Rows& p) {
   int64_t row = 0;
