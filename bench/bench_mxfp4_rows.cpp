@@ -9,9 +9,10 @@
 // and CPU time moves less than wall time on a shared machine). Both kernels
 // must give the same bits, which is checked first.
 // Usage: bench_mxfp4_rows [--rounds N]
-#include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <random>
