@@ -25,6 +25,16 @@ std::string seconds_text(double seconds) {
   return buffer;
 }
 
+// A call's time to the microsecond: a decode step of a few tens of
+// milliseconds, or a tiny model's forward of about a millisecond, would
+// lose several percent to a millisecond's rounding (scripts/bench divides
+// both).
+std::string call_seconds_text(double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6f", seconds);
+  return buffer;
+}
+
 }  // namespace
 
 void add_bind_option(CLI::App& command, std::vector<std::string>& binds) {
@@ -173,7 +183,7 @@ std::string describe_stats(const nest::Session& session, const std::vector<std::
   std::string text = "stats:\n";
   text += "  load " + seconds_text(times.total()) + " s (program " + seconds_text(times.program) + ", checkpoint " +
           seconds_text(times.checkpoint) + ", instantiate " + seconds_text(times.instantiate) + ")\n";
-  for (const auto& [name, seconds] : calls) text += "  call " + name + " " + seconds_text(seconds) + " s\n";
+  for (const auto& [name, seconds] : calls) text += "  call " + name + " " + call_seconds_text(seconds) + " s\n";
   // Op calls over every call so far; with the call times they bound the
   // interpreter's own cost per op (scripts/bench: a tiny model, where
   // kernel time is negligible).

@@ -140,7 +140,8 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
         const int64_t first = expert * out_rows + first_row;
         vector_kernel(detail::Mxfp4Rows{blocks + first * row_bytes, scales + first * weights.groups, weights.groups,
                                         run_rows, detail::mxfp4_value_table_f32(), inputs.data(), outputs.data(),
-                                        count, panel.empty() ? nullptr : panel.data()});
+                                        count, panel.empty() ? nullptr : panel.data(),
+                                        out_rows - first_row - run_rows});
         continue;
       }
       for (int64_t out_row = first_row; out_row < first_row + run_rows; ++out_row) {

@@ -29,6 +29,9 @@ struct Mxfp4Rows {
   // rows * groups * 32 floats of scratch, or null: with many inputs the
   // rows are decoded there once rather than in registers per input tile.
   float* panel = nullptr;
+  // Rows of the same expert after these (the caller's next run): a kernel
+  // may prefetch into them, never past them.
+  int64_t rows_after = 0;
 };
 
 // The f32 value of every (scale byte, code): [256][16], made once.
@@ -41,6 +44,11 @@ const uint16_t* mxfp4_value_table_bf16();
 // CPU has them (mxfp4_experts.cpp).
 void mxfp4_rows_avx512(const Mxfp4Rows& problem);
 void mxfp4_rows_avx2(const Mxfp4Rows& problem);
+// The AVX-512 file's eight-lane kernel alone (mxfp4_rows_avx512 takes it
+// for the panel, and on CPUs without AVX512-VBMI; otherwise, with few
+// inputs, its two-rows-per-register kernel): for the test that holds the
+// two to the same bits, and for bench/bench_mxfp4_rows.cpp.
+void mxfp4_rows_avx512_eight_lanes(const Mxfp4Rows& problem);
 
 // `values` (a multiple of 32) consecutive values of packed rows, decoded
 // into `out` through the f32 value table: f32, or bf16 bits (the bf16
