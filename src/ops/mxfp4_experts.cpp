@@ -70,11 +70,14 @@ void check_choice(const char* op, const Mxfp4Experts& weights, const ExpertChoic
     }
 }
 
-// y[(r * K + k) * Out + o] for every slot (r, k) and output row o, in f32.
-// Everything has been validated by the caller. `bf16_products`: every input
-// is a bf16 value, so grouped experts may multiply in bf16.
+// y[(r * K + k) * Out + o] for every slot (r, k) and output row o, in f32,
+// or, when `y_bf16` is given, rounded to bf16 there (`y` is then scratch for
+// the slots of the experts too rarely chosen to be grouped, whose rows are
+// rounded after). Everything has been validated by the caller.
+// `bf16_products`: every input is a bf16 value, so grouped experts may
+// multiply in bf16.
 void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout, const ExpertChoice& choice,
-                     bool bf16_products, float* y) {
+                     bool bf16_products, float* y, uint16_t* y_bf16 = nullptr) {
   const int64_t slot_count = choice.rows * choice.slots;
   const int64_t out_rows = weights.rows;
   const int64_t length = weights.row_length();
@@ -97,7 +100,7 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
       chosen.push_back(expert);
     }
   }
-  detail::grouped_expert_products(weights, x, layout, by, grouped, bf16_products, y);
+  detail::grouped_expert_products(weights, x, layout, by, grouped, bf16_products, detail::ProductsOut{y, y_bf16});
   if (chosen.empty()) return;
 
   const tensor::gemm::Isa isa = tensor::gemm::active_isa();
@@ -153,6 +156,13 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
       }
     }
   }
+  if (y_bf16 == nullptr) return;
+  // The ungrouped experts' slots, few by their definition, rounded.
+  for (int64_t expert : chosen)
+    for (int64_t index = start[expert]; index < start[expert + 1]; ++index) {
+      const int64_t first = by_expert[index] * out_rows;
+      for (int64_t o = first; o < first + out_rows; ++o) y_bf16[o] = tensor::float_to_bf16_bits(y[o]);
+    }
 }
 
 // Whether every value is a bf16 value (its f32 bits' lower half zero), as
@@ -190,13 +200,12 @@ void products_bf16(const char* op, const Mxfp4Experts& weights, std::span<const 
                    const ExpertChoice& choice, bool shared, std::span<uint16_t> out) {
   const int64_t expected = output_size(op, choice, weights.rows);
   InputLayout layout = checked_layout(op, weights, x, choice, shared, out.size(), expected);
-  // Every element is written: the thread's scratch, not cleared.
+  // f32 scratch for the slots of experts not grouped (the thread's, not
+  // cleared: those slots' elements are written before they are rounded);
+  // the grouped experts' products are rounded straight into `out`.
   auto* const products =
       static_cast<float*>(detail::thread_scratch(detail::Scratch::Products, out.size() * sizeof(float)));
-  expert_products(weights, x.data(), layout, choice, holds_bf16_values(x), products);
-  const auto count = static_cast<int64_t>(out.size());
-#pragma omp parallel for schedule(static) if (tensor::worth_threads(count))
-  for (int64_t i = 0; i < count; ++i) out[i] = tensor::float_to_bf16_bits(products[i]);
+  expert_products(weights, x.data(), layout, choice, holds_bf16_values(x), products, out.data());
 }
 
 // The weighted sum over slots, in f32; `emit` stores out[r, o].

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "linnet/tensor/gemm.hpp"
+#include "linnet/tensor/half.hpp"
 #include "linnet/tensor/threading.hpp"
 
 namespace linnet::ops::detail {
@@ -69,7 +70,7 @@ const float* slot_input(const float* x, InputLayout layout, const SlotsByExpert&
 // The product on tensor::gemm (oneDNN from kLibraryMinRows rows, our dot
 // tiles below), for CPUs without the packed kernel.
 void products_on_gemm(const Mxfp4Experts& weights, const float* x, InputLayout layout, const SlotsByExpert& slots,
-                      std::span<const int64_t> experts, bool bf16_products, float* y) {
+                      std::span<const int64_t> experts, bool bf16_products, ProductsOut y) {
   const int64_t length = weights.row_length(), out_rows = weights.rows;
   const auto expert_count = static_cast<int64_t>(experts.size());
 
@@ -162,7 +163,12 @@ void products_on_gemm(const Mxfp4Experts& weights, const float* x, InputLayout l
         for (int64_t index = 0; index < slots.count(expert); ++index) {
           const int64_t slot = slots.by_expert[slots.start[expert] + index];
           const float* from = tile_products + index * outputs;
-          std::copy(from, from + outputs, y + slot * out_rows + first_output);
+          if (y.bf16 != nullptr) {
+            uint16_t* to = y.bf16 + slot * out_rows + first_output;
+            for (int64_t o = 0; o < outputs; ++o) to[o] = tensor::float_to_bf16_bits(from[o]);
+          } else {
+            std::copy(from, from + outputs, y.f32 + slot * out_rows + first_output);
+          }
         }
       } catch (...) {
 #pragma omp critical(linnet_mxfp4_grouped_failure)
@@ -175,7 +181,7 @@ void products_on_gemm(const Mxfp4Experts& weights, const float* x, InputLayout l
 
 // The product on the packed AVX-512 kernel (mxfp4_grouped_avx512.cpp).
 void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout layout, const SlotsByExpert& slots,
-                     std::span<const int64_t> experts, bool bf16_products, float* y) {
+                     std::span<const int64_t> experts, bool bf16_products, ProductsOut y) {
   const int64_t length = weights.row_length(), out_rows = weights.rows;
   const auto expert_count = static_cast<int64_t>(experts.size());
 
@@ -262,8 +268,13 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
         // tile_products[o * stride + index]: each real row's outputs to its slot.
         const int64_t stride = panel_count * kGroupedPanelRows;
         for (int64_t index = 0; index < slots.count(expert); ++index) {
-          float* to = y + slots.by_expert[slots.start[expert] + index] * out_rows + first_output;
-          for (int64_t o = 0; o < outputs; ++o) to[o] = tile_products[o * stride + index];
+          const int64_t at = slots.by_expert[slots.start[expert] + index] * out_rows + first_output;
+          const float* from = tile_products + index;
+          if (y.bf16 != nullptr) {
+            for (int64_t o = 0; o < outputs; ++o) y.bf16[at + o] = tensor::float_to_bf16_bits(from[o * stride]);
+          } else {
+            for (int64_t o = 0; o < outputs; ++o) y.f32[at + o] = from[o * stride];
+          }
         }
       } catch (...) {
 #pragma omp critical(linnet_mxfp4_grouped_failure)
@@ -282,7 +293,7 @@ void set_grouped_packed_enabled(bool enabled) { packed_enabled = enabled; }
 
 void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout,
                              const SlotsByExpert& slots, std::span<const int64_t> experts, bool bf16_products,
-                             float* y) {
+                             ProductsOut y) {
   if (experts.empty()) return;
   const tensor::gemm::Isa isa = tensor::gemm::active_isa();
   const bool packed = packed_enabled && (isa == tensor::gemm::Isa::Avx512Bf16 ||

@@ -29,8 +29,18 @@ struct SlotsByExpert {
   int64_t count(int64_t expert) const { return start[expert + 1] - start[expert]; }
 };
 
+// Where the products go: y[s * Out + o] in f32, or, when `bf16` is set,
+// rounded to bf16 (round to nearest even, tensor::float_to_bf16_bits) as
+// each tile's products are scattered to their slots, which spares T = bf16
+// a pass over the whole f32 result.
+struct ProductsOut {
+  float* f32 = nullptr;
+  uint16_t* bf16 = nullptr;
+};
+
 // y[s * Out + o] = sum over i of x_s[i] * W[e, o, i] for every slot s of
-// every expert e in `experts` (each chosen by at least one slot), in f32.
+// every expert e in `experts` (each chosen by at least one slot), in f32
+// (then rounded to bf16 when `y.bf16`).
 // The expert's slots' inputs are gathered into one matrix (bf16 when
 // `bf16_products`, which the caller allows only when every input is a bf16
 // value, else f32); its rows are decoded a tile of kGroupedTileOutputs at a
@@ -46,7 +56,7 @@ struct SlotsByExpert {
 //   row count picks the engine and its blocks).
 void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputLayout layout,
                              const SlotsByExpert& slots, std::span<const int64_t> experts, bool bf16_products,
-                             float* y);
+                             ProductsOut y);
 
 // The calling thread's scratch of at least `bytes`, kept for its later
 // calls (grow-only, 64-byte aligned; its contents are left as they were).

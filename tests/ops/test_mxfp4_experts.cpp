@@ -425,13 +425,14 @@ TEST_CASE("grouped MXFP4 products on the packed AVX-512 kernel") {
     return;
   }
   // Slot counts giving 1 to 7 panels of 16 rows, none a multiple of 16
-  // (the kernel's runs of 4, 3+2 and 4+3 panels, and a lone one); 131
+  // (the kernel's runs of 4, 3+2 and 4+3 panels, and a lone one), whose
+  // last panels hold 8, 1, 8, 5, 11, 10, 4 and 15 rows of inputs; 131
   // output rows (a 128-row tile and 3 more: no multiple of the 6, 8, 12 or
   // 16 weight rows of a register tile); 1 group (one short part), 5 (160
   // values: a part of 128 and a short one) and 9 (288: over one bf16 part
   // of 256).
   const int64_t groups = GENERATE(1, 5, 9);
-  const std::vector<int64_t> counts = {8, 17, 40, 53, 75, 90, 100};
+  const std::vector<int64_t> counts = {8, 17, 40, 53, 75, 90, 100, 31};
   const Problem p = counted_problem(counts, 131, groups, 11u + static_cast<uint32_t>(groups));
   CAPTURE(groups);
   const size_t per_slot = p.experts.size() * static_cast<size_t>(p.shape.rows);
