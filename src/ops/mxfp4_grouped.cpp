@@ -67,6 +67,25 @@ const float* slot_input(const float* x, InputLayout layout, const SlotsByExpert&
   return x + (slot / slots.slots_per_row) * layout.row_stride + (slot % slots.slots_per_row) * layout.slot_stride;
 }
 
+// Each expert's first position in a buffer that holds, expert after
+// expert, `size(expert)` units (rows or panels): offsets[i] is expert i's
+// first unit and offsets.back() the total; `largest` the largest size.
+struct ExpertOffsets {
+  std::vector<int64_t> offsets;
+  int64_t largest = 0;
+};
+
+template <class SizeOf>
+ExpertOffsets expert_offsets(std::span<const int64_t> experts, SizeOf size_of) {
+  ExpertOffsets result{std::vector<int64_t>(experts.size() + 1, 0), 0};
+  for (size_t i = 0; i < experts.size(); ++i) {
+    const int64_t size = size_of(experts[i]);
+    result.offsets[i + 1] = result.offsets[i] + size;
+    result.largest = std::max(result.largest, size);
+  }
+  return result;
+}
+
 // The product on tensor::gemm (oneDNN from kLibraryMinRows rows, our dot
 // tiles below), for CPUs without the packed kernel.
 void products_on_gemm(const Mxfp4Experts& weights, const float* x, InputLayout layout, const SlotsByExpert& slots,
@@ -76,13 +95,8 @@ void products_on_gemm(const Mxfp4Experts& weights, const float* x, InputLayout l
 
   // Expert i's gathered inputs are rows [first_row[i], first_row[i + 1]):
   // its slots in increasing order, then zero rows up to gathered_rows().
-  std::vector<int64_t> first_row(experts.size() + 1, 0);
-  int64_t most_rows = 0;
-  for (int64_t i = 0; i < expert_count; ++i) {
-    const int64_t rows = gathered_rows(slots.count(experts[i]));
-    first_row[i + 1] = first_row[i] + rows;
-    most_rows = std::max(most_rows, rows);
-  }
+  const auto [first_row, most_rows] =
+      expert_offsets(experts, [&](int64_t expert) { return gathered_rows(slots.count(expert)); });
   const int64_t all_rows = first_row.back();
   // Every element is written below (inputs or zero rows).
   void* const gathered =
@@ -186,13 +200,8 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
   const auto expert_count = static_cast<int64_t>(experts.size());
 
   // Expert i's inputs are panels [first_panel[i], first_panel[i + 1]).
-  std::vector<int64_t> first_panel(experts.size() + 1, 0);
-  int64_t most_panels = 0;
-  for (int64_t i = 0; i < expert_count; ++i) {
-    const int64_t panels = (slots.count(experts[i]) + kGroupedPanelRows - 1) / kGroupedPanelRows;
-    first_panel[i + 1] = first_panel[i] + panels;
-    most_panels = std::max(most_panels, panels);
-  }
+  const auto [first_panel, most_panels] = expert_offsets(
+      experts, [&](int64_t expert) { return (slots.count(expert) + kGroupedPanelRows - 1) / kGroupedPanelRows; });
   const int64_t all_panels = first_panel.back();
   const int64_t panel_size = length * kGroupedPanelRows;  // elements
   void* const gathered =
