@@ -26,14 +26,6 @@ std::vector<std::byte> read_whole_file(const std::string& path) {
   return bytes;
 }
 
-void write_whole_file(const std::string& path, std::span<const std::byte> bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw FormatError(path + ": cannot create (" + std::strerror(errno) + ")");
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  out.flush();
-  if (!out) throw FormatError(path + ": write failed");
-}
-
 }  // namespace
 
 std::map<std::string, NpyArray> parse_npz(std::span<const std::byte> bytes, const std::string& what) {
@@ -53,7 +45,16 @@ NpyArray read_npy(const std::string& path) { return parse_npy(read_whole_file(pa
 
 std::map<std::string, NpyArray> read_npz(const std::string& path) { return parse_npz(read_whole_file(path), path); }
 
-void write_npy(const std::string& path, const NpyArray& array) { write_whole_file(path, serialize_npy(array)); }
+// The header, then the array's own bytes: no joined copy.
+void write_npy(const std::string& path, const NpyArray& array) {
+  const std::vector<std::byte> header = detail::npy_header(array);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw FormatError(path + ": cannot create (" + std::strerror(errno) + ")");
+  out.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
+  out.write(reinterpret_cast<const char*>(array.data.data()), static_cast<std::streamsize>(array.data.size()));
+  out.flush();
+  if (!out) throw FormatError(path + ": write failed");
+}
 
 namespace {
 
