@@ -170,7 +170,9 @@ int write_outputs(const std::string& path, const std::vector<std::pair<std::stri
     }
     std::map<std::string, tensor::NpyArray> arrays;
     for (const auto& [name, tensor] : outputs) arrays[name] = nest::npy_from_tensor(tensor);
-    tensor::write_npz(path, arrays);
+    // Stored, not deflated (as numpy.savez): deflating float outputs costs
+    // seconds per 64 MB of logits for half the bytes.
+    tensor::write_npz(path, arrays, /*compress=*/false);
   } catch (const std::exception& failure) {
     std::cerr << "error: cannot write `" << path << "`: " << failure.what() << '\n';
     return 1;

@@ -6,6 +6,7 @@
 
 #include "linnet/tensor/npz.hpp"
 #include "linnet/syntax/file_reading.hpp"
+#include "npz_writing.hpp"
 
 namespace linnet::tensor {
 namespace {
@@ -27,14 +28,6 @@ std::vector<std::byte> read_whole_file(const std::string& path) {
   return bytes;
 }
 
-void write_whole_file(const std::string& path, std::span<const std::byte> bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw FormatError(path + ": cannot create (" + std::strerror(errno) + ")");
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  out.flush();
-  if (!out) throw FormatError(path + ": write failed");
-}
-
 }  // namespace
 
 std::map<std::string, NpyArray> parse_npz(std::span<const std::byte> bytes, const std::string& what) {
@@ -54,20 +47,56 @@ NpyArray read_npy(const std::string& path) { return parse_npy(read_whole_file(pa
 
 std::map<std::string, NpyArray> read_npz(const std::string& path) { return parse_npz(read_whole_file(path), path); }
 
-void write_npy(const std::string& path, const NpyArray& array) { write_whole_file(path, serialize_npy(array)); }
-
-std::vector<std::byte> serialize_npz(const std::map<std::string, NpyArray>& arrays, bool compress) {
-  std::vector<ZipMember> members;
-  members.reserve(arrays.size());
-  for (const auto& [name, array] : arrays) {
-    if (name.empty()) throw std::invalid_argument("an .npz member needs a non-empty name");
-    members.push_back(ZipMember{name + std::string(kNpySuffix), serialize_npy(array)});
-  }
-  return build_zip(members, compress);
+// The header, then the array's own bytes: no joined copy.
+void write_npy(const std::string& path, const NpyArray& array) {
+  const std::vector<std::byte> header = detail::npy_header(array);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw FormatError(path + ": cannot create (" + std::strerror(errno) + ")");
+  out.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
+  out.write(reinterpret_cast<const char*>(array.data.data()), static_cast<std::streamsize>(array.data.size()));
+  out.flush();
+  if (!out) throw FormatError(path + ": write failed");
 }
 
+namespace {
+
+// Each array as a zip member: its .npy header (kept in `headers`) and then
+// its data, straight from the NpyArray.
+std::vector<detail::ZipSource> npz_sources(const std::map<std::string, NpyArray>& arrays,
+                                           std::vector<std::vector<std::byte>>& headers) {
+  std::vector<detail::ZipSource> sources;
+  headers.reserve(arrays.size());
+  for (const auto& [name, array] : arrays) {
+    if (name.empty()) throw std::invalid_argument("an .npz member needs a non-empty name");
+    headers.push_back(detail::npy_header(array));
+    sources.push_back({name + std::string(kNpySuffix), {headers.back(), array.data}});
+  }
+  return sources;
+}
+
+}  // namespace
+
+std::vector<std::byte> serialize_npz(const std::map<std::string, NpyArray>& arrays, bool compress) {
+  std::vector<std::vector<std::byte>> headers;
+  const std::vector<detail::ZipSource> sources = npz_sources(arrays, headers);
+  std::vector<std::byte> archive;
+  detail::write_zip(sources, compress, false,
+                    [&](std::span<const std::byte> piece) { archive.insert(archive.end(), piece.begin(), piece.end()); });
+  return archive;
+}
+
+// Written piece by piece: the arrays' bytes go to the file without being
+// copied into an archive in memory first.
 void write_npz(const std::string& path, const std::map<std::string, NpyArray>& arrays, bool compress) {
-  write_whole_file(path, serialize_npz(arrays, compress));
+  std::vector<std::vector<std::byte>> headers;
+  const std::vector<detail::ZipSource> sources = npz_sources(arrays, headers);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw FormatError(path + ": cannot create (" + std::strerror(errno) + ")");
+  detail::write_zip(sources, compress, false, [&](std::span<const std::byte> piece) {
+    out.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()));
+  });
+  out.flush();
+  if (!out) throw FormatError(path + ": write failed");
 }
 
 }  // namespace linnet::tensor

@@ -9,6 +9,7 @@
 
 #include "linnet/tensor/half.hpp"
 #include "linnet/tensor/npz.hpp"
+#include "npz_writing.hpp"
 
 namespace linnet::tensor {
 
@@ -320,7 +321,7 @@ NpyArray parse_npy(std::span<const std::byte> bytes, const std::string& what) {
   return array;
 }
 
-std::vector<std::byte> serialize_npy(const NpyArray& array) {
+std::vector<std::byte> detail::npy_header(const NpyArray& array) {
   std::string descr = descr_of(array.dtype);
   size_t expected = array.element_count() * dtype_size(array.dtype);
   if (array.data.size() != expected)
@@ -344,12 +345,17 @@ std::vector<std::byte> serialize_npy(const NpyArray& array) {
   header += '\n';
 
   std::vector<std::byte> bytes;
-  bytes.reserve(prefix + header.size() + array.data.size());
+  bytes.reserve(prefix + header.size());
   for (char c : kMagic) bytes.push_back(static_cast<std::byte>(c));
   bytes.push_back(static_cast<std::byte>(major));
   bytes.push_back(std::byte{0});
   for (size_t i = 0; i < prefix - 8; ++i) bytes.push_back(static_cast<std::byte>((header_length >> (8 * i)) & 0xFF));
   for (char c : header) bytes.push_back(static_cast<std::byte>(c));
+  return bytes;
+}
+
+std::vector<std::byte> serialize_npy(const NpyArray& array) {
+  std::vector<std::byte> bytes = detail::npy_header(array);
   bytes.insert(bytes.end(), array.data.begin(), array.data.end());
   return bytes;
 }

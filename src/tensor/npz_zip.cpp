@@ -9,6 +9,7 @@
 #include <set>
 
 #include "linnet/tensor/npz.hpp"
+#include "npz_writing.hpp"
 
 namespace linnet::tensor {
 namespace {
@@ -362,23 +363,37 @@ std::vector<ZipMember> parse_zip(std::span<const std::byte> bytes, const std::st
 
 namespace {
 
+// Little-endian fields gathered in a small buffer, handed to the sink before
+// each piece of member data (which goes to the sink as it is, uncopied).
 class ArchiveWriter {
  public:
+  explicit ArchiveWriter(const detail::ByteSink& sink) : sink_(sink) {}
   void u16(uint64_t value) { le(value, 2); }
   void u32(uint64_t value) { le(value, 4); }
   void u64(uint64_t value) { le(value, 8); }
   void text(const std::string& value) {
     for (char c : value) bytes_.push_back(static_cast<std::byte>(c));
   }
-  void append(std::span<const std::byte> data) { bytes_.insert(bytes_.end(), data.begin(), data.end()); }
-  uint64_t position() const { return bytes_.size(); }
-  std::vector<std::byte> take() { return std::move(bytes_); }
+  void append(std::span<const std::byte> data) {
+    flush();
+    if (!data.empty()) sink_(data);
+    position_ += data.size();
+  }
+  uint64_t position() const { return position_ + bytes_.size(); }
+  void flush() {
+    if (bytes_.empty()) return;
+    position_ += bytes_.size();
+    sink_(bytes_);
+    bytes_.clear();
+  }
 
  private:
   void le(uint64_t value, size_t width) {
     for (size_t i = 0; i < width; ++i) bytes_.push_back(static_cast<std::byte>((value >> (8 * i)) & 0xFF));
   }
+  const detail::ByteSink& sink_;
   std::vector<std::byte> bytes_;
+  uint64_t position_ = 0;
 };
 
 std::vector<std::byte> deflate_bytes(std::span<const std::byte> input) {
@@ -419,7 +434,8 @@ constexpr uint32_t kRegularFileMode = 0100644u << 16;
 
 // A member as written: what its central directory entry repeats.
 struct Written {
-  const ZipMember* member;
+  const detail::ZipSource* member;
+  uint64_t size;
   uint32_t crc;
   uint64_t compressed_size;
   uint64_t offset;
@@ -437,24 +453,46 @@ void write_member_fields(ArchiveWriter& out, const Written& entry) {
   out.u16(kDosDate);
   out.u32(entry.crc);
   out.u32(entry.zip64 ? kMax32 : entry.compressed_size);
-  out.u32(entry.zip64 ? kMax32 : entry.member->bytes.size());
+  out.u32(entry.zip64 ? kMax32 : entry.size);
   out.u16(entry.member->name.size());
 }
 
 }  // namespace
 
 std::vector<std::byte> build_zip(const std::vector<ZipMember>& members, bool compress, bool force_zip64) {
-  ArchiveWriter out;
+  std::vector<detail::ZipSource> sources;
+  sources.reserve(members.size());
+  for (const ZipMember& member : members) sources.push_back({member.name, {member.bytes}});
+  std::vector<std::byte> archive;
+  detail::write_zip(sources, compress, force_zip64,
+                    [&](std::span<const std::byte> piece) { archive.insert(archive.end(), piece.begin(), piece.end()); });
+  return archive;
+}
+
+void detail::write_zip(const std::vector<ZipSource>& members, bool compress, bool force_zip64, const ByteSink& sink) {
+  ArchiveWriter out(sink);
   std::vector<Written> written;
-  for (const ZipMember& member : members) {
+  for (const ZipSource& member : members) {
     if (member.name.size() > kMax16) throw std::invalid_argument("zip member name too long: " + member.name);
+    uint64_t size = 0;
+    uint32_t crc = static_cast<uint32_t>(crc32_z(0, nullptr, 0));
+    for (std::span<const std::byte> piece : member.pieces) {
+      // zlib returns the initial value for a null buffer: an empty array's data must not reset the CRC.
+      if (piece.empty()) continue;
+      size += piece.size();
+      crc = static_cast<uint32_t>(crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), piece.size()));
+    }
+    // Deflate takes one buffer; compressing is slow enough that joining the pieces first costs little.
     std::vector<std::byte> deflated;
-    if (compress) deflated = deflate_bytes(member.bytes);
-    std::span<const std::byte> stored = compress ? std::span<const std::byte>(deflated) : member.bytes;
-    Written entry{&member, crc_of(member.bytes), stored.size(), out.position(),
+    if (compress) {
+      std::vector<std::byte> joined;
+      joined.reserve(size);
+      for (std::span<const std::byte> piece : member.pieces) joined.insert(joined.end(), piece.begin(), piece.end());
+      deflated = deflate_bytes(joined);
+    }
+    Written entry{&member, size, crc, compress ? deflated.size() : size, out.position(),
                   compress ? kMethodDeflate : kMethodStored, false};
-    entry.zip64 = force_zip64 || member.bytes.size() >= kMax32 || entry.compressed_size >= kMax32 ||
-                  entry.offset >= kMax32;
+    entry.zip64 = force_zip64 || size >= kMax32 || entry.compressed_size >= kMax32 || entry.offset >= kMax32;
     out.u32(kLocalHeaderSignature);
     write_member_fields(out, entry);
     out.u16(entry.zip64 ? 20 : 0);
@@ -462,16 +500,20 @@ std::vector<std::byte> build_zip(const std::vector<ZipMember>& members, bool com
     if (entry.zip64) {
       out.u16(kZip64ExtraId);
       out.u16(16);
-      out.u64(member.bytes.size());
+      out.u64(size);
       out.u64(entry.compressed_size);
     }
-    out.append(stored);
+    if (compress) {
+      out.append(deflated);
+    } else {
+      for (std::span<const std::byte> piece : member.pieces) out.append(piece);
+    }
     written.push_back(entry);
   }
 
   uint64_t directory_offset = out.position();
   for (const Written& entry : written) {
-    const ZipMember& member = *entry.member;
+    const ZipSource& member = *entry.member;
     out.u32(kCentralHeaderSignature);
     out.u16(kMadeByUnix | (entry.zip64 ? kVersionZip64 : kVersionPlain));
     write_member_fields(out, entry);
@@ -485,7 +527,7 @@ std::vector<std::byte> build_zip(const std::vector<ZipMember>& members, bool com
     if (entry.zip64) {
       out.u16(kZip64ExtraId);
       out.u16(24);
-      out.u64(member.bytes.size());
+      out.u64(entry.size);
       out.u64(entry.compressed_size);
       out.u64(entry.offset);
     }
@@ -519,7 +561,7 @@ std::vector<std::byte> build_zip(const std::vector<ZipMember>& members, bool com
   out.u32(zip64_end ? kMax32 : directory_size);
   out.u32(zip64_end ? kMax32 : directory_offset);
   out.u16(0);  // comment
-  return out.take();
+  out.flush();
 }
 
 }  // namespace linnet::tensor

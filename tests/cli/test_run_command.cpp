@@ -1,6 +1,9 @@
 // `linnet run`, `linnet generate` and `linnet inspect --parameters` as a user
 // runs them: on the cards and the golden checkpoints, with their exit
 // statuses (0 ok, 1 problems with the input, 2 a bad command line).
+#include <fstream>
+#include <iterator>
+
 #include "cli_test_util.hpp"
 #include "linnet/nest/inputs.hpp"
 #include "linnet/tensor/npz.hpp"
@@ -63,6 +66,14 @@ TEST_CASE("linnet run: forward on a golden checkpoint, written to .npz", "[cli][
   const double difference = nest_test::max_abs_difference(linnet::nest::tensor_from_npy(arrays.at("forward")),
                                                           nest_test::expected_tensor("mistral-a", "logits_f32"));
   CHECK(difference < 1e-4);
+  // Outputs are stored, not deflated (as numpy.savez): the local header's
+  // compression method (bytes 8-9) is 0 and the file holds every byte.
+  std::ifstream archive(out, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(archive)), std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() > 10);
+  CHECK(bytes[8] == 0);
+  CHECK(bytes[9] == 0);
+  CHECK(bytes.size() > size_t{16} * 512 * sizeof(float));
 }
 
 TEST_CASE("linnet run: literal inputs, another entry, a bf16 run", "[cli][run]") {

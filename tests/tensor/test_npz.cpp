@@ -3,7 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <unistd.h>
 
@@ -224,6 +227,12 @@ TEST_CASE("npz round trip, compressed and stored, through files", "[npz]") {
       CHECK(back[name].shape == array.shape);
       CHECK(back[name].data == array.data);
     }
+    // write_npz streams the arrays to the file; the bytes are serialize_npz's.
+    std::ifstream file(path, std::ios::binary);
+    std::vector<char> written((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::vector<std::byte> in_memory = serialize_npz(arrays, compress);
+    CHECK(written.size() == in_memory.size());
+    CHECK(std::memcmp(written.data(), in_memory.data(), std::min(written.size(), in_memory.size())) == 0);
   }
   // Compressible data really is compressed.
   std::map<std::string, NpyArray> zeros = {{"z", NpyArray{DType::F32, {1000}, std::vector<std::byte>(4000)}}};
