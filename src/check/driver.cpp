@@ -88,6 +88,26 @@ std::optional<CardConfig> read_card(const std::string& dir, std::string& error) 
   return card;
 }
 
+namespace {
+
+// "the card's nest.toml", then where the bindings came from: "the card's
+// nest.toml and --bind", "the card's nest.toml, `--bind-from F` and --bind".
+std::string bindings_origin(bool no_bindings, const std::vector<std::string>& origins) {
+  std::vector<std::string> parts{"the card's nest.toml"};
+  if (!no_bindings) {
+    if (origins.empty()) parts.push_back("--bind");
+    parts.insert(parts.end(), origins.begin(), origins.end());
+  }
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) text += i + 1 == parts.size() ? " and " : ", ";
+    text += parts[i];
+  }
+  return text;
+}
+
+}  // namespace
+
 DriverResult run_check(const syntax::Program& program, const syntax::SourceManager& sources,
                        syntax::Diagnostics& diagnostics, const std::vector<std::string>& inputs,
                        const DriverOptions& options) {
@@ -129,7 +149,7 @@ DriverResult run_check(const syntax::Program& program, const syntax::SourceManag
     request.bindings = card->generics;
     for (const auto& [name, value] : card->check) request.bindings[name] = value;
     for (const auto& [name, value] : bound) request.bindings[name] = value;
-    request.origin = bound.empty() ? "the card's nest.toml" : "the card's nest.toml and --bind";
+    request.origin = bindings_origin(bound.empty(), options.bindings_origins);
     request.card = true;
     if (std::optional<Instance> instance = checker.instantiate(request)) result.instances.push_back(std::move(*instance));
   }

@@ -117,7 +117,10 @@ int run_check(const CheckOptions& options, const CommandContext& context) {
       std::optional<nest::ResolvedCard> resolved =
           nest::resolve_card(files.card, *program, options.instantiate.bindings, diagnostics, options.instantiate.root,
                              options.instantiate.entry, options.bind_from, {}, options.strict);
-      if (resolved && !options.bind_from.empty()) instantiate.bindings = resolved->bind_texts;
+      if (resolved && !options.bind_from.empty()) {
+        instantiate.bindings = resolved->bind_texts;
+        instantiate.bindings_origins = resolved->bind_origins;
+      }
       if (resolved) {
         // bindings.json keys that name no parameter, as every command reports them.
         eval::Interpreter lister(*program, sources);

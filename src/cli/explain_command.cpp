@@ -106,12 +106,13 @@ std::optional<LoadedSources> load(const std::string& target, const CommandContex
 // (code, message, position) and exit status 1. A card is checked at the
 // generics explain uses (`binds`); a file generically, as `check FILE`.
 int check_status(const LoadedSources& loaded, const ExplainOptions& options, const std::string& root,
-                 const std::vector<std::string>& binds) {
+                 const std::vector<std::string>& binds, const std::vector<std::string>& binds_origins) {
   syntax::Diagnostics diagnostics;
   nest::ProgramCheckRequest request;
   request.target = options.target;
   request.root = root;
   request.binds = binds;
+  request.binds_origins = binds_origins;
   request.strict = options.strict;
   const nest::ProgramCheck checked = nest::check_program(*loaded.program, *loaded.sources, diagnostics, request);
   if (!diagnostics.all().empty()) std::cerr << syntax::render_text(diagnostics, *loaded.sources);
@@ -171,7 +172,7 @@ int explain_card(const ExplainOptions& options, const CommandContext& context) {
     if (!card_diagnostics.all().empty()) std::cerr << syntax::render_text(card_diagnostics, *loaded->sources);
     if (card_diagnostics.has_errors()) return 1;  // under --strict
   }
-  if (int status = check_status(*loaded, options, options.root, resolved->bind_texts); status != 0) return status;
+  if (int status = check_status(*loaded, options, options.root, resolved->bind_texts, resolved->bind_origins); status != 0) return status;
   const nest::Card* card = &files->card;
   const nest::RootBlock* root = &resolved->root;
   const nest::BoundGenerics* bound = &resolved->generics;
@@ -223,7 +224,7 @@ int explain_file(const ExplainOptions& options, const CommandContext& context) {
   }
   const std::optional<LoadedSources> loaded = load(options.target, context);
   if (!loaded) return 1;
-  if (int status = check_status(*loaded, options, "", {}); status != 0) return status;
+  if (int status = check_status(*loaded, options, "", {}, {}); status != 0) return status;
   // `--entry Block.method`, or `--root Block --entry method`, as for a card.
   const std::string owner = dot == std::string::npos ? options.root : options.entry.substr(0, dot);
   const std::string name = dot == std::string::npos ? options.entry : options.entry.substr(dot + 1);

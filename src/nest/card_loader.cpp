@@ -122,7 +122,14 @@ std::optional<ResolvedCard> resolve_card(const Card& card, const syntax::Program
   }
   std::optional<BoundGenerics> bound = bind_generics(*root, card, arguments, diagnostics);
   if (!bound || malformed) return std::nullopt;
-  return ResolvedCard{std::move(*root), std::move(*bound), std::move(bind_texts)};
+  std::vector<std::string> bind_origins;
+  for (const auto& [text, from] : texts) {
+    const std::string origin = from.empty() ? "--bind" : from;
+    if (std::find(bind_origins.begin(), bind_origins.end(), origin) == bind_origins.end()) {
+      bind_origins.push_back(origin);
+    }
+  }
+  return ResolvedCard{std::move(*root), std::move(*bound), std::move(bind_texts), std::move(bind_origins)};
 }
 
 std::vector<syntax::Diagnostic> audit_card_binding_paths(const Card& card, const Bindings& bindings,

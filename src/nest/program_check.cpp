@@ -10,6 +10,7 @@ ProgramCheck check_program(const syntax::Program& program, const syntax::SourceM
   check::DriverOptions options;
   options.root = request.root;
   options.bindings = request.binds;
+  options.bindings_origins = request.binds_origins;
   // Lints as `check` runs them: warnings, which fail only under --strict.
   options.lint = true;
   const size_t errors_before = diagnostics.error_count() + diagnostics.suppressed();

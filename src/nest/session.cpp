@@ -166,7 +166,7 @@ bool Session::load_program() {
   if (!resolved) return false;
   root_ = std::move(resolved->root);
   bound_ = std::move(resolved->generics);
-  if (!check_statically(options_.card, "", resolved->bind_texts)) return false;
+  if (!check_statically(options_.card, "", resolved->bind_texts, resolved->bind_origins)) return false;
   if (!make_interpreter_and_list()) return false;
   // bindings.json keys that name no parameter: warnings, errors under --strict.
   for (syntax::Diagnostic& finding :
@@ -204,12 +204,14 @@ bool Session::bind_and_list(const Card& card) {
 }
 
 bool Session::check_statically(const std::string& target, const std::string& root,
-                               const std::vector<std::string>& binds) {
+                               const std::vector<std::string>& binds,
+                               const std::vector<std::string>& binds_origins) {
   report_stage("checking the program");
   ProgramCheckRequest request;
   request.target = target;
   request.root = root;
   request.binds = binds;
+  request.binds_origins = binds_origins;
   request.strict = options_.strict;
   switch (check_program(*program_, *sources_, diagnostics_, request)) {
     case ProgramCheck::Passed:

@@ -36,6 +36,9 @@ struct DriverOptions {
   std::string entry;  // --entry
   // --bind K=V, in order; later ones win. Packs: `S=2,3`, or `S=` for none.
   std::vector<std::string> bindings;
+  // Where `bindings` came from, as the checker's notes name them, in order
+  // (e.g. "`--bind-from golden/a/meta.json`", "--bind"); empty: "--bind".
+  std::vector<std::string> bindings_origins;
   bool lint = true;
   bool verbose = false;  // --verbose: every fact searched in a failed proof, not only the first few
 };

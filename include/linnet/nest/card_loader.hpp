@@ -45,6 +45,9 @@ struct ResolvedCard {
   // Every "NAME=VALUE" text the generics came from, in order (the preset's,
   // --bind-from's, then `binds`), for the static checker (program_check.hpp).
   std::vector<std::string> bind_texts;
+  // Where those texts came from, each once in order, for the checker's
+  // notes: a preset's file, "`--bind-from F`", "--bind".
+  std::vector<std::string> bind_origins;
 };
 struct PresetBinds {
   std::vector<std::string> texts;  // "NAME=VALUE"

@@ -26,6 +26,7 @@ struct ProgramCheckRequest {
   std::string target;              // the card directory, or the plain program's file or package
   std::string root;                // a plain program's --root (a card's root is its nest.toml's)
   std::vector<std::string> binds;  // "NAME=VALUE" texts; later ones win
+  std::vector<std::string> binds_origins;  // where they came from, for notes (ResolvedCard::bind_origins; none: --bind)
   bool strict = false;             // --strict: the checker's warnings fail the check too
 };
 

@@ -182,7 +182,8 @@ class Session {
   bool bind_and_list(const Card& card);
   // The static checker as `linnet check` runs it (program_check.hpp), at
   // the generics `binds` give: false when it refuses the program.
-  bool check_statically(const std::string& target, const std::string& root, const std::vector<std::string>& binds);
+  bool check_statically(const std::string& target, const std::string& root, const std::vector<std::string>& binds,
+                        const std::vector<std::string>& binds_origins = {});
   // Makes the interpreter and lists the root block's parameters (which
   // checks its `where` clauses).
   bool make_interpreter_and_list();
