@@ -95,8 +95,12 @@ void products_on_gemm(const Mxfp4Experts& weights, const float* x, InputLayout l
 
   // Expert i's gathered inputs are rows [first_row[i], first_row[i + 1]):
   // its slots in increasing order, then zero rows up to gathered_rows().
-  const auto [first_row, most_rows] =
+  // (Named variables, not a structured binding: clang, which builds the
+  // fuzz targets, does not let OpenMP regions refer to bindings.)
+  const ExpertOffsets row_offsets =
       expert_offsets(experts, [&](int64_t expert) { return gathered_rows(slots.count(expert)); });
+  const std::vector<int64_t>& first_row = row_offsets.offsets;
+  const int64_t most_rows = row_offsets.largest;
   const int64_t all_rows = first_row.back();
   // Every element is written below (inputs or zero rows).
   void* const gathered =
@@ -200,8 +204,10 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
   const auto expert_count = static_cast<int64_t>(experts.size());
 
   // Expert i's inputs are panels [first_panel[i], first_panel[i + 1]).
-  const auto [first_panel, most_panels] = expert_offsets(
+  const ExpertOffsets panel_offsets = expert_offsets(
       experts, [&](int64_t expert) { return (slots.count(expert) + kGroupedPanelRows - 1) / kGroupedPanelRows; });
+  const std::vector<int64_t>& first_panel = panel_offsets.offsets;
+  const int64_t most_panels = panel_offsets.largest;
   const int64_t all_panels = first_panel.back();
   const int64_t panel_size = length * kGroupedPanelRows;  // elements
   void* const gathered =
