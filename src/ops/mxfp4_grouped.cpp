@@ -86,6 +86,36 @@ ExpertOffsets expert_offsets(std::span<const int64_t> experts, SizeOf size_of) {
   return result;
 }
 
+// Runs item(index, tile_weights, tile_products) for every index in
+// [0, items), on the threads when `work` multiply-adds are worth them. Each
+// thread takes its scratch (a decoded tile of `weight_bytes`, products of
+// `product_bytes`) at its first item and keeps it for its later items and
+// calls. An exception must not leave a parallel region: the first is kept
+// and thrown after it.
+template <class Item>
+void for_each_item(int64_t items, int64_t work, size_t weight_bytes, size_t product_bytes, const Item& item) {
+  std::exception_ptr failure;
+#pragma omp parallel if (tensor::worth_threads(work))
+  {
+    void* tile_weights = nullptr;
+    float* tile_products = nullptr;
+#pragma omp for schedule(dynamic)
+    for (int64_t index = 0; index < items; ++index) {
+      try {
+        if (tile_weights == nullptr) {
+          tile_weights = thread_scratch(Scratch::TileWeights, weight_bytes);
+          tile_products = static_cast<float*>(thread_scratch(Scratch::TileProducts, product_bytes));
+        }
+        item(index, tile_weights, tile_products);
+      } catch (...) {
+#pragma omp critical(linnet_mxfp4_grouped_failure)
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
 // The product on tensor::gemm (oneDNN from kLibraryMinRows rows, our dot
 // tiles below), for CPUs without the packed kernel.
 void products_on_gemm(const Mxfp4Experts& weights, const float* x, InputLayout layout, const SlotsByExpert& slots,
@@ -141,60 +171,40 @@ void products_on_gemm(const Mxfp4Experts& weights, const float* x, InputLayout l
   const tensor::DType tile_type = bf16_products ? tensor::DType::BF16 : tensor::DType::F32;
   const size_t element = bf16_products ? sizeof(uint16_t) : sizeof(float);
   const int64_t groups = weights.groups;
-  // An exception must not leave a parallel region: the first is kept and
-  // thrown after it.
-  std::exception_ptr failure;
-#pragma omp parallel if (tensor::worth_threads(work))
-  {
-    // The thread's decoded tile (f32, or bf16 bits) and the tile's
-    // products, kept for its later items and calls.
-    void* tile_weights = nullptr;
-    float* tile_products = nullptr;
-#pragma omp for schedule(dynamic)
-    for (int64_t item = 0; item < items; ++item) {
-      try {
-        if (tile_weights == nullptr) {
-          tile_weights =
-              thread_scratch(Scratch::TileWeights, static_cast<size_t>(kGroupedTileOutputs * length) * element);
-          tile_products = static_cast<float*>(thread_scratch(
-              Scratch::TileProducts, static_cast<size_t>(most_rows * kGroupedTileOutputs) * sizeof(float)));
-        }
-        const int64_t i = item / tiles, expert = experts[i];
-        const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
-        const int64_t outputs = std::min(kGroupedTileOutputs, out_rows - first_output);
-        const int64_t first_group = (expert * out_rows + first_output) * groups;
-        const Mxfp4Experts tile{
-            weights.blocks.subspan(static_cast<size_t>(first_group * kMxfp4BlockBytes),
-                                   static_cast<size_t>(outputs * groups * kMxfp4BlockBytes)),
-            weights.scales.subspan(static_cast<size_t>(first_group), static_cast<size_t>(outputs * groups)), 1,
-            outputs, groups};
-        const size_t tile_bytes = static_cast<size_t>(outputs * length) * element;
-        dequantize_mxfp4(tile, tile_type, std::span<std::byte>(static_cast<std::byte*>(tile_weights), tile_bytes));
+  // The thread's decoded tile (f32, or bf16 bits) and the tile's products.
+  const auto weight_bytes = static_cast<size_t>(kGroupedTileOutputs * length) * element;
+  const auto product_bytes = static_cast<size_t>(most_rows * kGroupedTileOutputs) * sizeof(float);
+  for_each_item(items, work, weight_bytes, product_bytes, [&](int64_t item, void* tile_weights, float* tile_products) {
+    const int64_t i = item / tiles, expert = experts[i];
+    const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
+    const int64_t outputs = std::min(kGroupedTileOutputs, out_rows - first_output);
+    const int64_t first_group = (expert * out_rows + first_output) * groups;
+    const Mxfp4Experts tile{
+        weights.blocks.subspan(static_cast<size_t>(first_group * kMxfp4BlockBytes),
+                               static_cast<size_t>(outputs * groups * kMxfp4BlockBytes)),
+        weights.scales.subspan(static_cast<size_t>(first_group), static_cast<size_t>(outputs * groups)), 1,
+        outputs, groups};
+    const size_t tile_bytes = static_cast<size_t>(outputs * length) * element;
+    dequantize_mxfp4(tile, tile_type, std::span<std::byte>(static_cast<std::byte*>(tile_weights), tile_bytes));
 
-        const int64_t rows = first_row[i + 1] - first_row[i];
-        const void* inputs = bf16_products ? static_cast<const void*>(gathered_bf16 + first_row[i] * length)
-                                           : static_cast<const void*>(gathered_f32 + first_row[i] * length);
-        tensor::gemm::gemm_bt_serial(rows, 0, outputs, length, tensor::gemm::Operand{inputs, bf16_products, length},
-                                     tensor::gemm::Operand{tile_weights, bf16_products, length}, tile_products,
-                                     outputs);
-        // Each real row's products to its slot (the zero rows' are dropped).
-        for (int64_t index = 0; index < slots.count(expert); ++index) {
-          const int64_t slot = slots.by_expert[slots.start[expert] + index];
-          const float* from = tile_products + index * outputs;
-          if (y.bf16 != nullptr) {
-            uint16_t* to = y.bf16 + slot * out_rows + first_output;
-            for (int64_t o = 0; o < outputs; ++o) to[o] = tensor::float_to_bf16_bits(from[o]);
-          } else {
-            std::copy(from, from + outputs, y.f32 + slot * out_rows + first_output);
-          }
-        }
-      } catch (...) {
-#pragma omp critical(linnet_mxfp4_grouped_failure)
-        if (!failure) failure = std::current_exception();
+    const int64_t rows = first_row[i + 1] - first_row[i];
+    const void* inputs = bf16_products ? static_cast<const void*>(gathered_bf16 + first_row[i] * length)
+                                       : static_cast<const void*>(gathered_f32 + first_row[i] * length);
+    tensor::gemm::gemm_bt_serial(rows, 0, outputs, length, tensor::gemm::Operand{inputs, bf16_products, length},
+                                 tensor::gemm::Operand{tile_weights, bf16_products, length}, tile_products,
+                                 outputs);
+    // Each real row's products to its slot (the zero rows' are dropped).
+    for (int64_t index = 0; index < slots.count(expert); ++index) {
+      const int64_t slot = slots.by_expert[slots.start[expert] + index];
+      const float* from = tile_products + index * outputs;
+      if (y.bf16 != nullptr) {
+        uint16_t* to = y.bf16 + slot * out_rows + first_output;
+        for (int64_t o = 0; o < outputs; ++o) to[o] = tensor::float_to_bf16_bits(from[o]);
+      } else {
+        std::copy(from, from + outputs, y.f32 + slot * out_rows + first_output);
       }
     }
-  }
-  if (failure) std::rethrow_exception(failure);
+  });
 }
 
 // The product on the packed AVX-512 kernel (mxfp4_grouped_avx512.cpp).
@@ -248,56 +258,38 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
   const int64_t items = expert_count * tiles;
   const int64_t work = all_panels * kGroupedPanelRows * out_rows * length;
   const size_t element = bf16_products ? sizeof(uint16_t) : sizeof(float);
-  std::exception_ptr failure;
-#pragma omp parallel if (tensor::worth_threads(work))
-  {
-    void* tile_weights = nullptr;
-    float* tile_products = nullptr;
-#pragma omp for schedule(dynamic)
-    for (int64_t item = 0; item < items; ++item) {
-      try {
-        if (tile_weights == nullptr) {
-          tile_weights = thread_scratch(
-              Scratch::TileWeights,
-              static_cast<size_t>(kGroupedTileOutputs * std::max(kGroupedPartF32, kGroupedPartBf16)) * element);
-          const int64_t products = most_panels * kGroupedPanelRows * kGroupedTileOutputs;
-          tile_products = static_cast<float*>(
-              thread_scratch(Scratch::TileProducts, static_cast<size_t>(products) * sizeof(float)));
-        }
-        const int64_t i = item / tiles, expert = experts[i];
-        const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
-        const int64_t outputs = std::min(kGroupedTileOutputs, out_rows - first_output);
-        const int64_t panel_count = first_panel[i + 1] - first_panel[i];
-        const int64_t first_group = (expert * out_rows + first_output) * weights.groups;
-        const GroupedTile tile{weights.blocks.data() + first_group * kMxfp4BlockBytes,
-                               weights.scales.data() + first_group,
-                               weights.groups,
-                               outputs,
-                               static_cast<const std::byte*>(gathered) + first_panel[i] * panel_size * element,
-                               panel_count};
-        if (bf16_products) {
-          grouped_tile_avx512bf16(tile, tile_weights, tile_products);
-        } else {
-          grouped_tile_avx512_f32(tile, tile_weights, tile_products);
-        }
-        // tile_products[o * stride + index]: each real row's outputs to its slot.
-        const int64_t stride = panel_count * kGroupedPanelRows;
-        for (int64_t index = 0; index < slots.count(expert); ++index) {
-          const int64_t at = slots.by_expert[slots.start[expert] + index] * out_rows + first_output;
-          const float* from = tile_products + index;
-          if (y.bf16 != nullptr) {
-            for (int64_t o = 0; o < outputs; ++o) y.bf16[at + o] = tensor::float_to_bf16_bits(from[o * stride]);
-          } else {
-            for (int64_t o = 0; o < outputs; ++o) y.f32[at + o] = from[o * stride];
-          }
-        }
-      } catch (...) {
-#pragma omp critical(linnet_mxfp4_grouped_failure)
-        if (!failure) failure = std::current_exception();
+  const auto weight_bytes =
+      static_cast<size_t>(kGroupedTileOutputs * std::max(kGroupedPartF32, kGroupedPartBf16)) * element;
+  const auto product_bytes = static_cast<size_t>(most_panels * kGroupedPanelRows * kGroupedTileOutputs) * sizeof(float);
+  for_each_item(items, work, weight_bytes, product_bytes, [&](int64_t item, void* tile_weights, float* tile_products) {
+    const int64_t i = item / tiles, expert = experts[i];
+    const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
+    const int64_t outputs = std::min(kGroupedTileOutputs, out_rows - first_output);
+    const int64_t panel_count = first_panel[i + 1] - first_panel[i];
+    const int64_t first_group = (expert * out_rows + first_output) * weights.groups;
+    const GroupedTile tile{weights.blocks.data() + first_group * kMxfp4BlockBytes,
+                           weights.scales.data() + first_group,
+                           weights.groups,
+                           outputs,
+                           static_cast<const std::byte*>(gathered) + first_panel[i] * panel_size * element,
+                           panel_count};
+    if (bf16_products) {
+      grouped_tile_avx512bf16(tile, tile_weights, tile_products);
+    } else {
+      grouped_tile_avx512_f32(tile, tile_weights, tile_products);
+    }
+    // tile_products[o * stride + index]: each real row's outputs to its slot.
+    const int64_t stride = panel_count * kGroupedPanelRows;
+    for (int64_t index = 0; index < slots.count(expert); ++index) {
+      const int64_t at = slots.by_expert[slots.start[expert] + index] * out_rows + first_output;
+      const float* from = tile_products + index;
+      if (y.bf16 != nullptr) {
+        for (int64_t o = 0; o < outputs; ++o) y.bf16[at + o] = tensor::float_to_bf16_bits(from[o * stride]);
+      } else {
+        for (int64_t o = 0; o < outputs; ++o) y.f32[at + o] = from[o * stride];
       }
     }
-  }
-  if (failure) std::rethrow_exception(failure);
+  });
 }
 
 std::atomic<bool> packed_enabled{true};
