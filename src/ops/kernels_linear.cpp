@@ -111,20 +111,26 @@ std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   return eval::Value::from_tensor(result);
 }
 
-// c[M, N] = a[M, K] * b[K, N] in f32, for each of `batches` stacked pairs.
-// gemm reads both operands along K, so b is transposed once into [N, K]
-// (a copy the size of b, small beside the product).
-Tensor stacked_products(const Tensor& a, const Tensor& b, int64_t batches, int64_t m, int64_t k, int64_t n,
-                        Shape result_shape) {
-  Tensor result = Tensor::zeros(DType::F32, result_shape);
+// c[M, N] = a[M, K] * b[K, N] with f32 sums, stored as `dtype` (f32, or
+// each sum rounded once to bf16 as the product is stored: the bits of the
+// f32 product cast afterwards, without that f32 product), for each of
+// `batches` stacked pairs. gemm reads both operands along K, so b is
+// transposed once into [N, K] (a copy the size of b, small beside the
+// product).
+Tensor stacked_products(const Tensor& a, const Tensor& b, DType dtype, int64_t batches, int64_t m, int64_t k,
+                        int64_t n, Shape result_shape) {
+  if (dtype != DType::F32 && dtype != DType::BF16) rounding_for(dtype);  // throws
+  Tensor result = Tensor::zeros(dtype, result_shape);
   if (m == 0 || n == 0 || k == 0 || batches == 0) return result;
   const Tensor left = product_operand(a);
   const Tensor right = product_operand(b.reshape({batches, k, n}).permute({0, 2, 1}));
   const size_t element = left.dtype() == DType::BF16 ? 2 : 4;
   const size_t right_element = right.dtype() == DType::BF16 ? 2 : 4;
+  const bool result_bf16 = dtype == DType::BF16;
+  const size_t result_element = result_bf16 ? 2 : 4;
   const auto* a_bytes = static_cast<const char*>(left.raw_data());
   const auto* b_bytes = static_cast<const char*>(right.raw_data());
-  float* c_data = result.mutable_data<float>();
+  auto* c_bytes = static_cast<char*>(result.raw_mutable_data());
   // Many small products (attention heads) go one per thread; a large one
   // splits its outputs over the threads itself.
   const bool per_thread = batches > 1 && m * n * k < (int64_t{1} << 21) && tensor::worth_threads(batches * m * n * k);
@@ -133,7 +139,8 @@ Tensor stacked_products(const Tensor& a, const Tensor& b, int64_t batches, int64
     const gemm::Operand x{a_bytes + static_cast<size_t>(batch * m * k) * element, left.dtype() == DType::BF16, k};
     const gemm::Operand w{b_bytes + static_cast<size_t>(batch * n * k) * right_element, right.dtype() == DType::BF16,
                           k};
-    gemm::gemm_bt(m, n, k, x, w, c_data + batch * m * n, n);
+    const gemm::Destination c{c_bytes + static_cast<size_t>(batch * m * n) * result_element, result_bf16, n};
+    gemm::gemm_bt(m, n, k, x, w, c);
   }
   return result;
 }
@@ -141,8 +148,8 @@ Tensor stacked_products(const Tensor& a, const Tensor& b, int64_t batches, int64
 std::optional<eval::Value> run_matmul(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
   const int64_t m = dim_generic(call, "M"), k = dim_generic(call, "K"), n = dim_generic(call, "N");
-  const Tensor product = stacked_products(tensor_argument(call, "a"), tensor_argument(call, "b"), 1, m, k, n, {m, n});
-  return eval::Value::from_tensor(to_dtype(product, dtype));
+  return eval::Value::from_tensor(
+      stacked_products(tensor_argument(call, "a"), tensor_argument(call, "b"), dtype, 1, m, k, n, {m, n}));
 }
 
 std::optional<eval::Value> run_batched_matmul(const eval::NativeCall& call) {
@@ -152,9 +159,8 @@ std::optional<eval::Value> run_batched_matmul(const eval::NativeCall& call) {
   const int64_t batches = tensor::shape_numel(shape);
   shape.push_back(m);
   shape.push_back(n);
-  const Tensor product =
-      stacked_products(tensor_argument(call, "a"), tensor_argument(call, "b"), batches, m, k, n, shape);
-  return eval::Value::from_tensor(to_dtype(product, dtype));
+  return eval::Value::from_tensor(
+      stacked_products(tensor_argument(call, "a"), tensor_argument(call, "b"), dtype, batches, m, k, n, shape));
 }
 
 }  // namespace

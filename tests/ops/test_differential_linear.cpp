@@ -13,6 +13,7 @@
 //   gamma_n = n u / (1 - n u), u = 2^-8 (bf16's unit roundoff), plus the
 //   kernel's own final roundings (2 ulps).
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "linnet/tensor/gemm.hpp"
@@ -70,6 +71,34 @@ void require_within_bf16_accumulation(const std::string& what, const Tensor& nat
 
 Tensor widened(const Tensor& x) { return x.to(DType::F32); }
 
+// Holds a bf16 kernel result to the bits of the f32 product (plus the bias)
+// cast to bf16 afterwards, as the product rounds each sum once when it
+// stores it: `batches` stacked products x[b] w[b]^T of bf16 operands, x
+// [batches, rows, in] and w [batches, out, in] (any shape with those
+// elements in that order).
+void require_f32_product_rounded(const std::string& what, const Tensor& native, const Tensor& x, const Tensor& w,
+                                 int64_t batches, int64_t rows, int64_t out, int64_t in,
+                                 const std::optional<Tensor>& bias) {
+  const int64_t count = batches * rows * out;
+  std::vector<float> y(static_cast<size_t>(std::max<int64_t>(count, 1)));
+  const Tensor x_rows = x.contiguous(), w_rows = w.contiguous();
+  const auto* x_bits = static_cast<const uint16_t*>(x_rows.raw_data());
+  const auto* w_bits = static_cast<const uint16_t*>(w_rows.raw_data());
+  for (int64_t b = 0; b < batches; ++b) {
+    gemm::gemm_bt(rows, out, in, gemm::Operand{x_bits + b * rows * in, true, in},
+                  gemm::Operand{w_bits + b * out * in, true, in}, y.data() + b * rows * out, out);
+  }
+  if (bias) {
+    const std::vector<float> offsets = bias->to(DType::F32).to_vector<float>();
+    for (size_t i = 0; i < static_cast<size_t>(count); ++i) y[i] += offsets[i % static_cast<size_t>(out)];
+  }
+  const Tensor cast = Tensor::from_vector(y, {count}).to(DType::BF16);
+  INFO(what << ": the bits of the f32 product rounded afterwards");
+  REQUIRE(native.dtype() == DType::BF16);
+  REQUIRE(native.numel() == count);
+  REQUIRE(std::memcmp(native.contiguous().raw_data(), cast.raw_data(), static_cast<size_t>(count) * 2) == 0);
+}
+
 void check_linear(const Shape& leading, int64_t in, int64_t out, bool with_bias, uint32_t seed) {
   for (gemm::Isa path : product_paths()) {
   const ForcedProductPath forced(path);
@@ -104,21 +133,8 @@ void check_linear(const Shape& leading, int64_t in, int64_t out, bool with_bias,
     const int64_t rows = x.numel() / in;
     require_within_bf16_accumulation(what, results.native, results.body,
                                      absolute_dot_sums(as_doubles(x), as_doubles(weight), rows, out, in), in);
-    // Rounded as the product stores it: the bits of the f32 product (plus
-    // the bias) cast afterwards.
-    std::vector<float> y(static_cast<size_t>(std::max<int64_t>(rows * out, 1)));
-    const Tensor x_rows = x.contiguous();
-    gemm::gemm_bt(rows, out, in, gemm::Operand{x_rows.raw_data(), true, in},
-                  gemm::Operand{weight.raw_data(), true, in}, y.data(), out);
-    if (with_bias) {
-      const std::vector<float> offsets = bias.to(DType::F32).to_vector<float>();
-      for (size_t i = 0; i < static_cast<size_t>(rows * out); ++i) y[i] += offsets[i % static_cast<size_t>(out)];
-    }
-    const Tensor cast = Tensor::from_vector(y, {rows * out}).to(DType::BF16);
-    INFO(what << ": the bits of the f32 product rounded afterwards");
-    REQUIRE(results.native.dtype() == DType::BF16);
-    REQUIRE(std::memcmp(results.native.contiguous().raw_data(), cast.raw_data(),
-                        static_cast<size_t>(rows * out) * 2) == 0);
+    require_f32_product_rounded(what, results.native, x, weight, 1, rows, out, in,
+                                with_bias ? std::optional<Tensor>(bias) : std::nullopt);
   }
   }
 }
@@ -185,4 +201,35 @@ TEST_CASE("matmul and batched_matmul agree with their bodies", "[differential][l
     }
   }
 }
+}
+
+// matmul and batched_matmul store T from the product: in bf16 each f32 sum
+// rounded once as it is stored, never an f32 result cast afterwards; the
+// bits are the same. Our kernels' rows and oneDNN's (64 rows on, outputs
+// across its blocks of 128), on every path.
+TEST_CASE("bf16 matmul and batched_matmul keep the bits of the f32 product rounded afterwards", "[differential][linear]") {
+  for (gemm::Isa path : product_paths()) {
+    const ForcedProductPath forced(path);
+    INFO("product path " << gemm::isa_name(path));
+    struct Sizes {
+      int64_t m, k, n;
+    };
+    for (const Sizes sizes : {Sizes{7, 37, 19}, Sizes{70, 40, 150}}) {
+      const int64_t m = sizes.m, k = sizes.k, n = sizes.n;
+      std::mt19937 rng(static_cast<uint32_t>(23 + m));
+      const Tensor a = random_tensor(rng, {m, k}, DType::BF16), b = random_tensor(rng, {k, n}, DType::BF16);
+      OpCall matmul{"std.linalg::matmul",
+                    {v(a), v(b)},
+                    {{"M", dim(m)}, {"K", dim(k)}, {"N", dim(n)}, {"T", dtype(DType::BF16)}}};
+      require_f32_product_rounded(label(matmul, DType::BF16), run_native(matmul).tensor(), a, b.permute({1, 0}), 1, m,
+                                  n, k, std::nullopt);
+
+      const Tensor as = random_tensor(rng, {2, m, k}, DType::BF16), bs = random_tensor(rng, {2, k, n}, DType::BF16);
+      OpCall batched{"std.linalg::batched_matmul",
+                     {v(as), v(bs)},
+                     {{"B", shape({2})}, {"M", dim(m)}, {"K", dim(k)}, {"N", dim(n)}, {"T", dtype(DType::BF16)}}};
+      require_f32_product_rounded(label(batched, DType::BF16), run_native(batched).tensor(), as,
+                                  bs.permute({0, 2, 1}), 2, m, n, k, std::nullopt);
+    }
+  }
 }
