@@ -165,11 +165,18 @@ int write_outputs(const std::string& path, const std::vector<std::pair<std::stri
                   << " arrays; a .npy file holds one (write a .npz instead)\n";
         return 1;
       }
-      tensor::write_npy(path, nest::npy_from_tensor(outputs.front().second));
+      const tensor::Tensor ready = nest::npy_ready(outputs.front().second);
+      tensor::write_npy(path, nest::npy_view(ready));
       return 0;
     }
-    std::map<std::string, tensor::NpyArray> arrays;
-    for (const auto& [name, tensor] : outputs) arrays[name] = nest::npy_from_tensor(tensor);
+    // Each array written from its tensor's storage (no copy of its bytes).
+    std::vector<tensor::Tensor> ready;
+    ready.reserve(outputs.size());
+    std::map<std::string, tensor::NpyView> arrays;
+    for (const auto& [name, tensor] : outputs) {
+      ready.push_back(nest::npy_ready(tensor));
+      arrays[name] = nest::npy_view(ready.back());
+    }
     // Stored, not deflated (as numpy.savez): deflating float outputs costs
     // seconds per 64 MB of logits for half the bytes.
     tensor::write_npz(path, arrays, /*compress=*/false);

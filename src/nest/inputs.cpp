@@ -347,15 +347,23 @@ Tensor input_from_npy(const tensor::NpyArray& array, const InputSlot& slot, cons
                    slot.declared + "` takes " + std::string(tensor::dtype_name(wanted)));
 }
 
+Tensor npy_ready(const Tensor& input) {
+  return (input.dtype() == DType::BF16 ? input.to(DType::F32) : input).contiguous();
+}
+
+tensor::NpyView npy_view(const Tensor& ready) {
+  tensor::NpyView view;
+  view.dtype = ready.dtype();
+  view.shape.assign(ready.shape().begin(), ready.shape().end());
+  const size_t bytes = static_cast<size_t>(ready.numel()) * ready.element_size();
+  if (bytes > 0) view.data = std::span<const std::byte>(static_cast<const std::byte*>(ready.raw_data()), bytes);
+  return view;
+}
+
 tensor::NpyArray npy_from_tensor(const Tensor& input) {
-  const Tensor dense = (input.dtype() == DType::BF16 ? input.to(DType::F32) : input).contiguous();
-  tensor::NpyArray array;
-  array.dtype = dense.dtype();
-  array.shape.assign(dense.shape().begin(), dense.shape().end());
-  const size_t bytes = static_cast<size_t>(dense.numel()) * dense.element_size();
-  array.data.resize(bytes);
-  if (bytes > 0) std::memcpy(array.data.data(), dense.raw_data(), bytes);
-  return array;
+  const Tensor ready = npy_ready(input);
+  const tensor::NpyView view = npy_view(ready);
+  return tensor::NpyArray{view.dtype, view.shape, std::vector<std::byte>(view.data.begin(), view.data.end())};
 }
 
 Tensor tensor_from_npy(const tensor::NpyArray& array) {

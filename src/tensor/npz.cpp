@@ -47,8 +47,10 @@ NpyArray read_npy(const std::string& path) { return parse_npy(read_whole_file(pa
 
 std::map<std::string, NpyArray> read_npz(const std::string& path) { return parse_npz(read_whole_file(path), path); }
 
+void write_npy(const std::string& path, const NpyArray& array) { write_npy(path, view_of(array)); }
+
 // The header, then the array's own bytes: no joined copy.
-void write_npy(const std::string& path, const NpyArray& array) {
+void write_npy(const std::string& path, const NpyView& array) {
   const std::vector<std::byte> header = detail::npy_header(array);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw FormatError(path + ": cannot create (" + std::strerror(errno) + ")");
@@ -61,8 +63,8 @@ void write_npy(const std::string& path, const NpyArray& array) {
 namespace {
 
 // Each array as a zip member: its .npy header (kept in `headers`) and then
-// its data, straight from the NpyArray.
-std::vector<detail::ZipSource> npz_sources(const std::map<std::string, NpyArray>& arrays,
+// its data, straight from where it lies.
+std::vector<detail::ZipSource> npz_sources(const std::map<std::string, NpyView>& arrays,
                                            std::vector<std::vector<std::byte>>& headers) {
   std::vector<detail::ZipSource> sources;
   headers.reserve(arrays.size());
@@ -74,20 +76,30 @@ std::vector<detail::ZipSource> npz_sources(const std::map<std::string, NpyArray>
   return sources;
 }
 
+std::map<std::string, NpyView> views_of(const std::map<std::string, NpyArray>& arrays) {
+  std::map<std::string, NpyView> views;
+  for (const auto& [name, array] : arrays) views.emplace(name, view_of(array));
+  return views;
+}
+
 }  // namespace
 
 std::vector<std::byte> serialize_npz(const std::map<std::string, NpyArray>& arrays, bool compress) {
   std::vector<std::vector<std::byte>> headers;
-  const std::vector<detail::ZipSource> sources = npz_sources(arrays, headers);
+  const std::vector<detail::ZipSource> sources = npz_sources(views_of(arrays), headers);
   std::vector<std::byte> archive;
   detail::write_zip(sources, compress, false,
                     [&](std::span<const std::byte> piece) { archive.insert(archive.end(), piece.begin(), piece.end()); });
   return archive;
 }
 
+void write_npz(const std::string& path, const std::map<std::string, NpyArray>& arrays, bool compress) {
+  write_npz(path, views_of(arrays), compress);
+}
+
 // Written piece by piece: the arrays' bytes go to the file without being
 // copied into an archive in memory first.
-void write_npz(const std::string& path, const std::map<std::string, NpyArray>& arrays, bool compress) {
+void write_npz(const std::string& path, const std::map<std::string, NpyView>& arrays, bool compress) {
   std::vector<std::vector<std::byte>> headers;
   const std::vector<detail::ZipSource> sources = npz_sources(arrays, headers);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

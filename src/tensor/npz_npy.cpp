@@ -58,6 +58,14 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return text + ")";
 }
 
+// The number of elements of a shape to write; std::invalid_argument when a
+// dimension is negative or the product overflows.
+size_t element_count_of(const std::vector<int64_t>& shape) {
+  std::optional<size_t> count = checked_product(shape, 1);
+  if (!count) throw std::invalid_argument("NpyArray shape " + shape_text(shape) + " is negative or overflows");
+  return *count;
+}
+
 // What the header dict says.
 struct Header {
   std::string descr;
@@ -271,11 +279,7 @@ std::vector<std::byte> fortran_to_c_order(const std::vector<std::byte>& source, 
 
 }  // namespace
 
-size_t NpyArray::element_count() const {
-  std::optional<size_t> count = checked_product(shape, 1);
-  if (!count) throw std::invalid_argument("NpyArray shape " + shape_text(shape) + " is negative or overflows");
-  return *count;
-}
+size_t NpyArray::element_count() const { return element_count_of(shape); }
 
 NpyArray parse_npy(std::span<const std::byte> bytes, const std::string& what) {
   if (bytes.size() < kMagic.size() + 2 ||
@@ -321,9 +325,11 @@ NpyArray parse_npy(std::span<const std::byte> bytes, const std::string& what) {
   return array;
 }
 
-std::vector<std::byte> detail::npy_header(const NpyArray& array) {
+NpyView view_of(const NpyArray& array) { return NpyView{array.dtype, array.shape, array.data}; }
+
+std::vector<std::byte> detail::npy_header(const NpyView& array) {
   std::string descr = descr_of(array.dtype);
-  size_t expected = array.element_count() * dtype_size(array.dtype);
+  size_t expected = element_count_of(array.shape) * dtype_size(array.dtype);
   if (array.data.size() != expected)
     throw std::invalid_argument("NpyArray of shape " + shape_text(array.shape) + " and dtype " +
                                 std::string(dtype_name(array.dtype)) + " needs " + std::to_string(expected) +
@@ -355,7 +361,7 @@ std::vector<std::byte> detail::npy_header(const NpyArray& array) {
 }
 
 std::vector<std::byte> serialize_npy(const NpyArray& array) {
-  std::vector<std::byte> bytes = detail::npy_header(array);
+  std::vector<std::byte> bytes = detail::npy_header(view_of(array));
   bytes.insert(bytes.end(), array.data.begin(), array.data.end());
   return bytes;
 }

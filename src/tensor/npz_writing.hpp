@@ -15,7 +15,7 @@ namespace linnet::tensor::detail {
 
 // The .npy header (magic, version, length, padded dict) of `array`; its data
 // follows it unchanged. Checks the array as serialize_npy does.
-std::vector<std::byte> npy_header(const NpyArray& array);
+std::vector<std::byte> npy_header(const NpyView& array);
 
 // A zip member whose contents are the concatenation of `pieces`.
 struct ZipSource {

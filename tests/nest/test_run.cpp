@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <unistd.h>
@@ -448,6 +450,50 @@ TEST_CASE("inputs: literals, shapes from the declaration, .npy files", "[nest][r
   CHECK_THROWS_WITH(nest::input_from_text("@" + path, tokens), Catch::Contains("holds f32"));
   std::filesystem::remove(path);
   CHECK_THROWS_WITH(nest::input_from_text("@" + path, tokens), Catch::Contains("input `tokens`"));
+}
+
+TEST_CASE("outputs are written to .npy and .npz from their tensors' storage, with npy_from_tensor's bytes",
+          "[nest][run][outputs]") {
+  const Tensor logits = Tensor::from_vector(std::vector<float>{1.5f, -2.0f, 0.25f, 3.0f, 7.0f, -0.5f}, {2, 3});
+  const Tensor ids = Tensor::from_vector(std::vector<int64_t>{4, 5, 6}, {3});
+  // A contiguous f32 or integer tensor is written from its own bytes.
+  for (const Tensor& tensor : {logits, ids}) {
+    const Tensor ready = nest::npy_ready(tensor);
+    CHECK(ready.shares_storage_with(tensor));
+    CHECK(nest::npy_view(ready).data.data() == tensor.raw_data());
+  }
+  // bf16 is widened and a transposed view made contiguous: copies of their own.
+  const Tensor widened = nest::npy_ready(logits.to(DType::BF16));
+  CHECK(widened.dtype() == DType::F32);
+  CHECK(nest::npy_ready(logits.permute({1, 0})).is_contiguous());
+  CHECK(nest::npy_view(nest::npy_ready(Tensor::zeros(DType::F32, {0, 3}))).data.empty());
+
+  // The files hold what npy_from_tensor's arrays give, bit for bit.
+  const std::vector<Tensor> tensors{logits, ids, logits.permute({1, 0}), logits.to(DType::BF16), widened.reshape({6})};
+  std::map<std::string, tensor::NpyArray> arrays;
+  std::map<std::string, tensor::NpyView> views;
+  std::vector<Tensor> ready;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const std::string name = "out_" + std::to_string(i);
+    arrays[name] = nest::npy_from_tensor(tensors[i]);
+    ready.push_back(nest::npy_ready(tensors[i]));
+  }
+  for (size_t i = 0; i < tensors.size(); ++i) views["out_" + std::to_string(i)] = nest::npy_view(ready[i]);
+  const linnet_test::TempDir dir("linnet-run-outputs");
+  auto file_bytes = [](const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    return std::vector<char>((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  };
+  tensor::write_npz(dir.file("views.npz"), views);
+  tensor::write_npz(dir.file("arrays.npz"), arrays);
+  CHECK(file_bytes(dir.file("views.npz")) == file_bytes(dir.file("arrays.npz")));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const std::string name = "out_" + std::to_string(i);
+    tensor::write_npy(dir.file("view.npy"), views[name]);
+    tensor::write_npy(dir.file("array.npy"), arrays[name]);
+    INFO(name);
+    CHECK(file_bytes(dir.file("view.npy")) == file_bytes(dir.file("array.npy")));
+  }
 }
 
 TEST_CASE("the best token of a row is the first of its full ranking, in every float dtype and layout",

@@ -66,6 +66,13 @@ tensor::Tensor input_from_npy(const tensor::NpyArray& array, const InputSlot& sl
 
 // A tensor as a NumPy array: bf16 is widened to f32 (NumPy has no bf16).
 tensor::NpyArray npy_from_tensor(const tensor::Tensor& tensor);
+// The same array without copying its bytes: npy_ready() gives the tensor as
+// NumPy can hold it (the tensor itself when it is contiguous and not bf16,
+// else a contiguous or widened copy), and npy_view() a view of that
+// tensor's storage for tensor::write_npy / write_npz, valid while the
+// tensor lives.
+tensor::Tensor npy_ready(const tensor::Tensor& tensor);
+tensor::NpyView npy_view(const tensor::Tensor& ready);
 // The array as a tensor of its own dtype.
 tensor::Tensor tensor_from_npy(const tensor::NpyArray& array);
 

@@ -54,11 +54,22 @@ NpyArray read_npy(const std::string& path);
 std::map<std::string, NpyArray> parse_npz(std::span<const std::byte> bytes, const std::string& what);
 std::map<std::string, NpyArray> read_npz(const std::string& path);
 
+// An array to write whose bytes lie elsewhere (a tensor's storage): the
+// writers read them in place, with no copy into an NpyArray. `data` must
+// stay valid while the view is used.
+struct NpyView {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;       // empty for a 0-d (scalar) array
+  std::span<const std::byte> data;  // as NpyArray::data
+};
+NpyView view_of(const NpyArray& array);
+
 // A version 1.0 .npy (2.0 when the header needs more than 65535 bytes), header
 // padded to a multiple of 64 bytes as NumPy does. Throws FormatError for BF16
 // and std::invalid_argument when data does not match shape and dtype.
 std::vector<std::byte> serialize_npy(const NpyArray& array);
 void write_npy(const std::string& path, const NpyArray& array);
+void write_npy(const std::string& path, const NpyView& array);
 
 // Members are named "<key>.npy", deflated when compress is true (savez_compressed),
 // stored otherwise (savez, the default). On float data deflate saves about
@@ -66,6 +77,7 @@ void write_npy(const std::string& path, const NpyArray& array);
 // so only a caller that asks for it gets it.
 std::vector<std::byte> serialize_npz(const std::map<std::string, NpyArray>& arrays, bool compress = false);
 void write_npz(const std::string& path, const std::map<std::string, NpyArray>& arrays, bool compress = false);
+void write_npz(const std::string& path, const std::map<std::string, NpyView>& arrays, bool compress = false);
 
 // The same values as f32 (every bf16 is exactly an f32). Other dtypes are
 // returned unchanged.
