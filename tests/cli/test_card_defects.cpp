@@ -16,23 +16,28 @@ using cli_test::ScratchDir;
 
 namespace {
 
-// The first `error E...` line and the first `-->` line of stderr.
-std::string first_diagnostic(const std::string& err) {
+// The first line of stderr that starts with `kind` ("error E", "warning
+// E") and the first `-->` line after it.
+std::string first_finding(const std::string& err, const std::string& kind) {
   std::istringstream lines(err);
-  std::string line, error, position;
+  std::string line, finding, position;
   while (std::getline(lines, line)) {
-    if (error.empty() && line.starts_with("error E")) error = line;
+    if (finding.empty() && line.starts_with(kind)) finding = line;
     const size_t arrow = line.find("--> ");
-    if (!error.empty() && position.empty() && arrow != std::string::npos) position = line.substr(arrow);
+    if (!finding.empty() && position.empty() && arrow != std::string::npos) position = line.substr(arrow);
   }
-  return error + "\n" + position;
+  return finding + "\n" + position;
 }
 
-void every_command_says(const std::string& card, const std::string& expected) {
+std::string first_diagnostic(const std::string& err) { return first_finding(err, "error E"); }
+
+// Every command that reads the card, on `card`, with the generics of the
+// mistral-a golden where the command takes them from --bind (`out` holds
+// synth-weights' output).
+std::vector<std::vector<std::string>> card_commands(const std::string& card, const ScratchDir& out) {
   const std::vector<std::string> sizes = {"--bind", "Vocab=512", "--bind", "H=64", "--bind", "Heads=4",
                                           "--bind", "KvHeads=2", "--bind", "Inner=176", "--bind", "Layers=2",
                                           "--bind", "MaxSeq=64", "--bind", "T=f32"};
-  ScratchDir out;
   std::vector<std::vector<std::string>> commands = {
       {"check", card},
       {"run", card, "--weights", "golden/mistral-a", "--input", "tokens=1,2"},
@@ -42,11 +47,18 @@ void every_command_says(const std::string& card, const std::string& expected) {
       {"inspect", "--parameters", card},
       {"synth-weights", card, "--out", out.file("weights")},
   };
-  std::string first;
   for (std::vector<std::string>& command : commands) {
     if (command[0] == "run" || command[0] == "generate" || command[0] == "inspect" || command[0] == "synth-weights") {
       command.insert(command.end(), sizes.begin(), sizes.end());
     }
+  }
+  return commands;
+}
+
+void every_command_says(const std::string& card, const std::string& expected) {
+  ScratchDir out;
+  std::string first;
+  for (const std::vector<std::string>& command : card_commands(card, out)) {
     const cli_test::Outcome outcome = run_linnet(command);
     INFO(command[0] << ": exit " << outcome.status << "\n" << outcome.err);
     CHECK(outcome.status == 1);
@@ -131,43 +143,16 @@ TEST_CASE("a bad value from --bind-from is named as coming from that file, not a
 
 namespace {
 
-// The first `warning E...` line of stderr and the `-->` line after it.
-std::string first_warning(const std::string& err) {
-  std::istringstream lines(err);
-  std::string line, warning, position;
-  while (std::getline(lines, line)) {
-    if (warning.empty() && line.starts_with("warning E")) warning = line;
-    const size_t arrow = line.find("--> ");
-    if (!warning.empty() && position.empty() && arrow != std::string::npos) position = line.substr(arrow);
-  }
-  return warning + "\n" + position;
-}
-
 // Every command that reads the card warns alike and still succeeds; under
 // --strict (every one of them) the same is an error, exit 1.
 void every_command_warns(const std::string& card, const std::string& expected) {
-  const std::vector<std::string> sizes = {"--bind", "Vocab=512", "--bind", "H=64", "--bind", "Heads=4",
-                                          "--bind", "KvHeads=2", "--bind", "Inner=176", "--bind", "Layers=2",
-                                          "--bind", "MaxSeq=64", "--bind", "T=f32"};
   ScratchDir out;
-  std::vector<std::vector<std::string>> commands = {
-      {"check", card},
-      {"run", card, "--weights", "golden/mistral-a", "--input", "tokens=1,2"},
-      {"generate", card, "--weights", "golden/mistral-a", "--tokens", "1,2", "--max-new", "1"},
-      {"explain", card},
-      {"validate", card, "golden/mistral-a", "--no-progress"},
-      {"inspect", "--parameters", card},
-      {"synth-weights", card, "--out", out.file("weights")},
-  };
   std::string first;
-  for (std::vector<std::string>& command : commands) {
-    if (command[0] == "run" || command[0] == "generate" || command[0] == "inspect" || command[0] == "synth-weights") {
-      command.insert(command.end(), sizes.begin(), sizes.end());
-    }
+  for (std::vector<std::string> command : card_commands(card, out)) {
     const cli_test::Outcome outcome = run_linnet(command);
     INFO(command[0] << ": exit " << outcome.status << "\n" << outcome.err);
     CHECK(outcome.status == 0);
-    const std::string said = first_warning(outcome.err);
+    const std::string said = first_finding(outcome.err, "warning E");
     CHECK(contains(said, expected));
     if (first.empty()) first = said;
     CHECK(said == first);

@@ -99,6 +99,23 @@ void require_f32_product_rounded(const std::string& what, const Tensor& native, 
   REQUIRE(std::memcmp(native.contiguous().raw_data(), cast.raw_data(), static_cast<size_t>(count) * 2) == 0);
 }
 
+// A product op without a bias (matmul, batched_matmul) against its body:
+// in f32 by the f32 rule; in bf16 against the f32 body on the same
+// (widened) operands, rounded: the `equivalent` contract, one rounding.
+Results check_product_against_body(const OpCall& call, DType type) {
+  const Results results = run_both(call);
+  if (type == DType::F32) {
+    require_f32_agreement(label(call, type), results.native, results.body);
+    return results;
+  }
+  OpCall wide = call;
+  for (Value& operand : wide.positional) operand = v(widened(operand.tensor()));
+  wide.generics["T"] = dtype(DType::F32);
+  require_bf16_agreement(label(call, type) + " vs f32 body", results.native, run_body(wide).tensor().to(DType::BF16),
+                         1);
+  return results;
+}
+
 void check_linear(const Shape& leading, int64_t in, int64_t out, bool with_bias, uint32_t seed) {
   for (gemm::Isa path : product_paths()) {
   const ForcedProductPath forced(path);
@@ -166,15 +183,8 @@ TEST_CASE("matmul and batched_matmul agree with their bodies", "[differential][l
     SECTION(std::string("matmul ") + std::string(linnet::tensor::dtype_name(type)) + " " + gemm::isa_name(path)) {
       const Tensor a = random_tensor(rng, {m, k}, type), b = random_tensor(rng, {k, n}, type);
       OpCall call{"std.linalg::matmul", {v(a), v(b)}, {{"M", dim(m)}, {"K", dim(k)}, {"N", dim(n)}, {"T", dtype(type)}}};
-      const Results results = run_both(call);
-      if (type == DType::F32) {
-        require_f32_agreement(label(call, type), results.native, results.body);
-      } else {
-        OpCall wide = call;
-        wide.positional = {v(widened(a)), v(widened(b))};
-        wide.generics["T"] = dtype(DType::F32);
-        require_bf16_agreement(label(call, type) + " vs f32 body", results.native,
-                               run_body(wide).tensor().to(DType::BF16), 1);
+      const Results results = check_product_against_body(call, type);
+      if (type == DType::BF16) {
         // b transposed to [N, K] for the error scale.
         const Tensor b_rows = b.permute({1, 0}).contiguous();
         require_within_bf16_accumulation(label(call, type), results.native, results.body,
@@ -188,16 +198,7 @@ TEST_CASE("matmul and batched_matmul agree with their bodies", "[differential][l
       OpCall call{"std.linalg::batched_matmul",
                   {v(a), v(b)},
                   {{"B", shape(batch)}, {"M", dim(m)}, {"K", dim(k)}, {"N", dim(n)}, {"T", dtype(type)}}};
-      const Results results = run_both(call);
-      if (type == DType::F32) {
-        require_f32_agreement(label(call, type), results.native, results.body);
-      } else {
-        OpCall wide = call;
-        wide.positional = {v(widened(a)), v(widened(b))};
-        wide.generics["T"] = dtype(DType::F32);
-        require_bf16_agreement(label(call, type) + " vs f32 body", results.native,
-                               run_body(wide).tensor().to(DType::BF16), 1);
-      }
+      check_product_against_body(call, type);
     }
   }
 }
