@@ -8,6 +8,7 @@
 //
 // Exit status: 0 success; 1 a problem with the card, the weights, the
 // prompt, or the run; 2 a bad command line.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -26,6 +27,13 @@
 namespace linnet::cli {
 
 namespace {
+
+// The middle value (the mean of the two middle ones for an even count).
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
 
 struct GenerateCommandOptions {
   std::string card;
@@ -166,6 +174,13 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
     if (!result.step_seconds.empty()) {
       calls.emplace_back("decode (mean of " + std::to_string(result.step_seconds.size()) + ")",
                          decode_total / static_cast<double>(result.step_seconds.size()));
+      // Medians: a burst of other work on a shared machine moves a mean,
+      // seldom the median step. CPU time (every thread of the process) is
+      // what scripts/bench_maxseq compares between two MaxSeq.
+      calls.emplace_back("decode (median of " + std::to_string(result.step_seconds.size()) + ")",
+                         median_of(result.step_seconds));
+      calls.emplace_back("decode CPU time (median of " + std::to_string(result.step_cpu_seconds.size()) + ")",
+                         median_of(result.step_cpu_seconds));
     }
     std::cerr << describe_stats(session, calls) << describe_transfers(*device);
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <chrono>
+#include <ctime>
 
 #include "linnet/nest/summary.hpp"
 #include "linnet/ops/threefry.hpp"
@@ -13,6 +14,13 @@ namespace linnet::nest {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// CPU seconds of the whole process (every thread) so far.
+double process_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
 
 std::optional<int64_t> bound_dim(const eval::GenericBindings& generics, const char* name) {
   auto found = generics.find(name);
@@ -101,9 +109,11 @@ GenerateResult generate(Session& session, const GenerateOptions& options) {
       const tensor::Tensor token = tensor::Tensor::from_vector(std::vector<int32_t>{result.tokens.back()}, {1, 1});
       eval::EntryInputs decode_inputs =
           session.inputs("decode", {{decode_names[0], token}, {decode_names[1], scalar_i32(prompt_length + step - 1)}});
+      const double cpu_start = process_cpu_seconds();
       start = Clock::now();
       logits = session.call("decode", decode_inputs).tensor();
       result.step_seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+      result.step_cpu_seconds.push_back(process_cpu_seconds() - cpu_start);
     }
     result.tokens.push_back(choose(logits, options, keys, step));
     if (options.on_token) options.on_token(step + 1, options.max_new);

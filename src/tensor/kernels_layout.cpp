@@ -84,6 +84,16 @@ Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b) {
 Tensor iota(int64_t n, DType dtype) {
   if (dtype == DType::Bool) throw TensorError(ErrorKind::UnsupportedDType, "iota needs a numeric dtype, got bool");
   if (n < 0) throw TensorError(ErrorKind::InvalidArgument, "iota of a negative count " + std::to_string(n), {}, n);
+  // i32 and i64 hold every position of any count that fits them: written
+  // directly. A decode step of the cards makes `iota<i32>(MaxSeq)` in every
+  // layer, and going through i64 and a cast was most of what a step spent
+  // on its MaxSeq positions. Other dtypes round or wrap as the cast does.
+  if (dtype == DType::I32 && n <= int64_t{1} << 31) {
+    Tensor positions = Tensor::empty(DType::I32, {n});
+    int32_t* values = positions.mutable_data<int32_t>();
+    for (int64_t i = 0; i < n; ++i) values[i] = static_cast<int32_t>(i);
+    return positions;
+  }
   Tensor positions = Tensor::empty(DType::I64, {n});
   int64_t* values = positions.mutable_data<int64_t>();
   for (int64_t i = 0; i < n; ++i) values[i] = i;

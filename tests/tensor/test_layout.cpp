@@ -56,6 +56,12 @@ TEST_CASE("iota and fill in several dtypes", "[layout]") {
   CHECK(iota(5).to_vector<int64_t>() == std::vector<int64_t>{0, 1, 2, 3, 4});
   CHECK(iota(4, DType::BF16).to_vector<float>() == std::vector<float>{0, 1, 2, 3});
   CHECK(iota(0, DType::I32).numel() == 0);
+  // i32 is written directly (a decode step's `iota<i32>(MaxSeq)`), the
+  // same values as the i64 positions cast.
+  const Tensor positions = iota(32768, DType::I32);
+  CHECK(positions.dtype() == DType::I32);
+  CHECK(positions.to_vector<int32_t>() == cast(iota(32768), DType::I32).to_vector<int32_t>());
+  CHECK(iota(1, DType::I32).to_vector<int32_t>() == std::vector<int32_t>{0});
   // 257 is not a bf16 value: it rounds to the even neighbour 256.
   CHECK(iota(258, DType::BF16).at<float>({257}) == 256.0f);
   CHECK_THROWS_AS(iota(3, DType::Bool), TensorError);

@@ -34,6 +34,10 @@ struct GenerateResult {
   std::vector<int32_t> tokens;       // the new tokens only
   double prefill_seconds = 0;
   std::vector<double> step_seconds;  // one per `decode` call
+  // CPU time of the process (all threads) over each `decode` call: what a
+  // benchmark on a shared machine reads, less moved by other work than
+  // wall time (scripts/bench_maxseq).
+  std::vector<double> step_cpu_seconds;
 };
 
 // Resets the instance's state, then generates. Throws InputError when the
