@@ -95,6 +95,14 @@ inline constexpr size_t kSpanMaxElement = 8;  // bytes
 
 template <class Word>
 void copy_strided(std::byte* dst, int64_t dst_step, const std::byte* src, int64_t src_step, int64_t n) {
+  if (dst_step == sizeof(Word) && src_step == 2 * static_cast<int64_t>(sizeof(Word))) {
+    // Every other element (GPT-OSS's interleaved gate and up halves): a
+    // constant stride, which the compiler turns into vector shuffles.
+    Word* __restrict to = reinterpret_cast<Word*>(dst);
+    const Word* __restrict from = reinterpret_cast<const Word*>(src);
+    for (int64_t i = 0; i < n; ++i) to[i] = from[2 * i];
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) {
     Word value;
     std::memcpy(&value, src + i * src_step, sizeof(Word));
