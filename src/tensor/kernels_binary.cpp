@@ -74,7 +74,13 @@ Tensor binary_typed(BinaryOp op, const Tensor& a, const Tensor& b, const Shape& 
                                                        " by zero (" + std::string(dtype_name(dtype)) + ")");
     }
   }
-  // The element rules are linnet/tensor/element_arithmetic.hpp's.
+  // The element rules are linnet/tensor/element_arithmetic.hpp's, applied
+  // by the active path's span kernels where it has them (the same bits).
+  if (const detail::BinarySpans spans = detail::binary_spans(dtype, op)) {
+    Tensor out = Tensor::empty(spans.out, shape);
+    detail::map_binary_spans(out, a, b, spans);
+    return out;
+  }
   return detail::visit_binary_rule<S>(
       op, [&]<class Out>(auto rule) { return apply<Out, S>(a, b, shape, rule); },
       [&]() -> Tensor { unsupported(op, dtype); });

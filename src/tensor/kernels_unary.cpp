@@ -56,7 +56,13 @@ Tensor apply(const Tensor& x, Op op) {
 
 template <class S>
 Tensor unary_typed(UnaryOp op, const Tensor& x) {
-  // The element rules are linnet/tensor/element_arithmetic.hpp's.
+  // The element rules are linnet/tensor/element_arithmetic.hpp's, applied
+  // by the active path's span kernels where it has them (the same bits).
+  if (const detail::UnarySpans spans = detail::unary_spans(x.dtype(), op)) {
+    Tensor out = Tensor::empty(spans.out, x.shape());
+    detail::map_unary_spans(out, x, spans);
+    return out;
+  }
   return detail::visit_unary_rule<S>(
       op, [&]<class Out>(auto rule) { return apply<Out, S>(x, rule); },
       [&]() -> Tensor { unsupported(op, x.dtype()); });
