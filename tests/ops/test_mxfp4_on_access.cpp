@@ -96,6 +96,17 @@ ProjectionInputs projection_inputs(std::mt19937& rng, int64_t batch, int64_t inn
   return inputs;
 }
 
+// The `up` and `down` results have the bits of the products with `made`,
+// the whole weight [E, Out, In]: `up` with it as [E * Out, In], `down`
+// with it reordered to [Out, E * In].
+void require_whole_weight_bits(const Tensor& y_up, const Tensor& y_down, const ProjectionInputs& inputs,
+                               const Tensor& made, DType type) {
+  const int64_t experts = made.extent(0), rows = made.extent(1), inner = made.extent(2);
+  CHECK(bits(y_up) == bits(reference_linear(inputs.x_up, made.reshape({experts * rows, inner}), type)));
+  const Tensor reordered = made.permute({1, 0, 2}).reshape({rows, experts * inner});
+  CHECK(bits(y_down) == bits(reference_linear(inputs.x_down, reordered, type)));
+}
+
 }  // namespace
 
 TEST_CASE("a linear over dequantize_mxfp4 decodes tiles, never the whole weight", "[mxfp4][on-access]") {
@@ -113,12 +124,12 @@ TEST_CASE("a linear over dequantize_mxfp4 decodes tiles, never the whole weight"
     CHECK(whole.unmade());
     const size_t weight_bytes = static_cast<size_t>(whole.numel()) * whole.element_size();
 
-    const auto [x_up, x_down, up, down] = projection_inputs(rng, batch, inner, experts, type);
+    const ProjectionInputs inputs = projection_inputs(rng, batch, inner, experts, type);
 
     linnet::tensor::reset_peak_bytes();
     const size_t before = linnet::tensor::current_bytes();
-    const Tensor y_up = program->call(*block, "up", up).tensor();
-    const Tensor y_down = program->call(*block, "down", down).tensor();
+    const Tensor y_up = program->call(*block, "up", inputs.up).tensor();
+    const Tensor y_down = program->call(*block, "down", inputs.down).tensor();
     // The results and the inputs' copies, nothing of the weight's size.
     CHECK(linnet::tensor::peak_bytes() - before < weight_bytes / 2);
     CHECK(program->stats().at("std.quant::dequantize_mxfp4").native == 3);
@@ -129,9 +140,7 @@ TEST_CASE("a linear over dequantize_mxfp4 decodes tiles, never the whole weight"
     const Tensor made = whole.contiguous();
     CHECK(bits(made) == bits(whole));
     CHECK_FALSE(whole.unmade());
-    CHECK(bits(y_up) == bits(reference_linear(x_up, made.reshape({experts * rows, inner}), type)));
-    const Tensor reordered = made.permute({1, 0, 2}).reshape({rows, experts * inner});
-    CHECK(bits(y_down) == bits(reference_linear(x_down, reordered, type)));
+    require_whole_weight_bits(y_up, y_down, inputs, made, type);
 
     // And the body's values (exact numerics runs the op as written).
     auto reference = load_source(kDenseExperts);
@@ -158,11 +167,9 @@ TEST_CASE("a tiled product over dequantize_mxfp4 keeps the whole product's bits 
         "Dense", {{"E", dim(experts)}, {"Out", dim(rows)}, {"G", dim(groups)}, {"T", dtype(type)}}, parameters);
     EntryInputs none;
     const Tensor made = program->call(*block, "whole", none).tensor().contiguous();
-    const auto [x_up, x_down, up, down] = projection_inputs(rng, batch, inner, experts, type);
-    const Tensor y_up = program->call(*block, "up", up).tensor();
-    const Tensor y_down = program->call(*block, "down", down).tensor();
-    CHECK(bits(y_up) == bits(reference_linear(x_up, made.reshape({experts * rows, inner}), type)));
-    CHECK(bits(y_down) ==
-          bits(reference_linear(x_down, made.permute({1, 0, 2}).reshape({rows, experts * inner}), type)));
+    const ProjectionInputs inputs = projection_inputs(rng, batch, inner, experts, type);
+    const Tensor y_up = program->call(*block, "up", inputs.up).tensor();
+    const Tensor y_down = program->call(*block, "down", inputs.down).tensor();
+    require_whole_weight_bits(y_up, y_down, inputs, made, type);
   }
 }
