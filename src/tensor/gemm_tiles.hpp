@@ -66,10 +66,17 @@ void dot_tile(const XT* x, int64_t x_stride, const WT* w, int64_t w_stride, int6
     constexpr int64_t line_steps = kLineBytes / (step * static_cast<int64_t>(sizeof(WT))) > 0
                                        ? kLineBytes / (step * static_cast<int64_t>(sizeof(WT)))
                                        : 1;
+    // In the last kilobyte of its rows a tile prefetches the first kilobyte
+    // of the next tile's rows (RN rows further on: where run_block goes
+    // next), so that tile starts on lines already on their way instead of a
+    // round trip to memory per row (a prefetch past a row's end used to land
+    // in the next row of the same tile, read long before).
     constexpr int64_t ahead = kPrefetchBytes / static_cast<int64_t>(sizeof(WT));
     for (; i + line_steps * step <= end; i += line_steps * step) {
+      const int64_t past_end = i + ahead - end;
+      const WT* prefetched = past_end < 0 ? w + i + ahead : w + RN * w_stride + begin + past_end;
 #pragma GCC unroll 8
-      for (int c = 0; c < RN; ++c) __builtin_prefetch(w + c * w_stride + i + ahead);
+      for (int c = 0; c < RN; ++c) __builtin_prefetch(prefetched + c * w_stride);
 #pragma GCC unroll 4
       for (int64_t s = 0; s < line_steps; ++s) one_step(i + s * step);
     }

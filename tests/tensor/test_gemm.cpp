@@ -9,6 +9,7 @@
 // block grid, the same bits with 1, 2 and 3 threads, widened operands.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -381,4 +382,56 @@ TEST_CASE("forcing a product path the CPU lacks is refused", "[gemm]") {
   REQUIRE(gemm::active_isa() == Isa::Scalar);
   gemm::override_isa(std::nullopt);
   REQUIRE(gemm::active_isa() == gemm::best_supported_isa());
+}
+
+namespace {
+
+// The AVX-512F path's one-row sum, written out: lane l of 16 sums
+// fma(x[i], w[i], sum) over i = l, l + 16, ... in order (zeros past the
+// end), then the lanes are added in the fixed tree of sum_lanes
+// (gemm_avx512_tiles.inc): halves, quarters, pairs within a quarter.
+float avx512_one_row_sum(const float* x, const float* w, int64_t inner) {
+  float lanes[16] = {};
+  for (int64_t start = 0; start < inner; start += 16) {
+    for (int64_t l = 0; l < 16; ++l) {
+      const int64_t i = start + l;
+      lanes[l] = std::fma(i < inner ? x[i] : 0.0f, i < inner ? w[i] : 0.0f, lanes[l]);
+    }
+  }
+  for (const int apart : {8, 4, 2, 1}) {
+    float next[16];
+    for (int l = 0; l < 16; ++l) next[l] = lanes[l] + lanes[l ^ apart];
+    std::copy(next, next + 16, lanes);
+  }
+  return lanes[0];
+}
+
+}  // namespace
+
+// A decode step's products stream w one tile of rows after another and
+// prefetch ahead of the tile (and into the next tile's rows); none of that
+// may change a bit. On the AVX-512F path the order of every sum is known,
+// so each output is held to that order exactly, across many tiles and
+// blocks, with 1 and 2 threads, f32 and bf16 weights.
+TEST_CASE("one-row products on the AVX-512F path sum in their documented order", "[gemm][threads]") {
+  if (!gemm::isa_supported(Isa::Avx512)) return;
+  ForcedPath forced(Isa::Avx512);
+  std::mt19937 rng(14);
+  const int threads_before = linnet::tensor::num_threads();
+  for (const Size& size : {Size{1, 301, 1703}, Size{1, 1000, 4100}, Size{1, 97, 530}, Size{1, 13, 15}}) {
+    const Matrix x = random_matrix(rng, 1, size.inner, 0);
+    const Matrix w = random_matrix(rng, size.outputs, size.inner, 0);
+    std::vector<float> expected(static_cast<size_t>(size.outputs));
+    for (int64_t o = 0; o < size.outputs; ++o) {
+      expected[static_cast<size_t>(o)] = avx512_one_row_sum(x.f32.data(), w.f32.data() + o * w.stride, size.inner);
+    }
+    for (const int threads : {1, 2}) {
+      linnet::tensor::set_num_threads(threads);
+      for (const bool w_bf16 : {false, true}) {
+        INFO(size.outputs << " x " << size.inner << ", " << threads << " threads, w " << (w_bf16 ? "bf16" : "f32"));
+        REQUIRE(same_bits(product(x, false, w, w_bf16, size.outputs), expected));
+      }
+    }
+  }
+  linnet::tensor::set_num_threads(threads_before);
 }
