@@ -41,6 +41,7 @@ namespace {
 
 int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
 
+#include "bf16_round_avx512.inc"
 #include "mxfp4_decode_avx512.inc"
 
 // The weight rows of a tile for MV panels: NR * MV accumulators, at most 24,
@@ -226,18 +227,6 @@ void transpose_16x16(__m512i rows[16]) {
   }
 }
 #pragma GCC diagnostic pop
-
-// float_to_bf16_bits (round to nearest even, a NaN made quiet) on 16 lanes,
-// as 16 words.
-__m256i round_to_bf16_bits(__m512 values) {
-  const __m512i bits = _mm512_castps_si512(values);
-  const __m512i kept_low = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-  const __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(kept_low, _mm512_set1_epi32(0x7FFF))), 16);
-  const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF)),
-                                                _mm512_set1_epi32(0x7F800000));
-  const __m512i quiet = _mm512_or_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(0x0040));
-  return _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet));
-}
 
 }  // namespace
 
