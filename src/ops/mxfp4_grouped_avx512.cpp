@@ -195,7 +195,7 @@ void tile_product(const Tiles<T>& tiles, int64_t part_length, const GroupedTile&
 // uninitialized once they are inlined here.)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
-void transpose_16x16(__m512i rows[16]) {
+[[gnu::always_inline]] inline void transpose_16x16(__m512i rows[16]) {
   __m512i t[16];
 #pragma GCC unroll 8
   for (int i = 0; i < 16; i += 2) {
@@ -274,7 +274,10 @@ void grouped_scatter_avx512(const float* c, int64_t c_stride, int64_t outputs, c
 #pragma GCC unroll 16
       for (int k = 0; k < 16; ++k) block[k] = _mm512_loadu_si512(c + (o + k) * c_stride + first);
       transpose_16x16(block);
-      for (int64_t row = 0; row < rows; ++row) {
+      // Unrolled, so that the block stays in registers.
+#pragma GCC unroll 16
+      for (int row = 0; row < 16; ++row) {
+        if (row >= rows) break;
         const int64_t at = offsets[first + row] + o;
         if (y.bf16 != nullptr) {
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(y.bf16 + at),
