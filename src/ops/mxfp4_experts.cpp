@@ -168,8 +168,15 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
 // Whether every value is a bf16 value (its f32 bits' lower half zero), as
 // every input of a T = bf16 call is: such inputs multiply as bf16 with the
 // same products (a bf16 times an MXFP4 value is exact in f32).
+// (The lower halves OR-ed together, without an early exit, so that the loop
+// vectorizes and the threads share it: a prompt's inputs are tens of MB.)
 bool holds_bf16_values(std::span<const float> x) {
-  return std::all_of(x.begin(), x.end(), [](float value) { return (std::bit_cast<uint32_t>(value) & 0xFFFFu) == 0; });
+  const auto size = static_cast<int64_t>(x.size());
+  const float* values = x.data();
+  uint32_t lower = 0;
+#pragma omp parallel for schedule(static) reduction(| : lower) if (tensor::worth_threads(size))
+  for (int64_t i = 0; i < size; ++i) lower |= std::bit_cast<uint32_t>(values[i]) & 0xFFFFu;
+  return lower == 0;
 }
 
 // R * K * Out, the size of a per-slot result.
@@ -211,9 +218,12 @@ void products_bf16(const char* op, const Mxfp4Experts& weights, std::span<const 
 // The weighted sum over slots, in f32; `emit` stores out[r, o].
 // `bf16`: the result is rounded to bf16 (T = bf16), whose inputs may then
 // be multiplied in bf16 when they are all bf16 values.
+// `out_f32` / `out_bf16`: where the AVX-512 kernel stores out[r, o] (one of
+// the two, by T).
 template <class Emit>
 void combine(const char* op, const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
-             std::span<const float> mixing, bool bf16, size_t out_size, Emit emit) {
+             std::span<const float> mixing, bool bf16, size_t out_size, float* out_f32, uint16_t* out_bf16,
+             Emit emit) {
   InputLayout layout =
       checked_layout(op, weights, x, choice, false, out_size, size_product(op, choice.rows, weights.rows));
   check_size(op, "weights", mixing.size(), choice.rows * choice.slots);
@@ -223,6 +233,21 @@ void combine(const char* op, const Mxfp4Experts& weights, std::span<const float>
       static_cast<float*>(detail::thread_scratch(detail::Scratch::Products, product_count * sizeof(float)));
   expert_products(weights, x.data(), layout, choice, bf16 && holds_bf16_values(x), products);
   // Each output is summed whole by one thread, in slot order.
+  const bool vector = tensor::gemm::active_isa() == tensor::gemm::Isa::Avx512 ||
+                      tensor::gemm::active_isa() == tensor::gemm::Isa::Avx512Bf16;
+  if (vector) {
+    // 16 outputs of a row at a time, the same operations per output; rows
+    // in blocks the threads share.
+    constexpr int64_t kRowBlock = 8;
+    const int64_t blocks = (choice.rows + kRowBlock - 1) / kRowBlock;
+#pragma omp parallel for schedule(static) if (tensor::worth_threads(choice.rows * choice.slots * out_rows))
+    for (int64_t block = 0; block < blocks; ++block) {
+      detail::mxfp4_combine_rows_avx512(products, mixing.data(), block * kRowBlock,
+                                        std::min(choice.rows, (block + 1) * kRowBlock), choice.slots, out_rows,
+                                        out_f32, out_bf16);
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(choice.rows * choice.slots * out_rows))
   for (int64_t row = 0; row < choice.rows; ++row)
     for (int64_t out_row = 0; out_row < out_rows; ++out_row) {
@@ -269,13 +294,13 @@ void mxfp4_experts_bf16(const Mxfp4Experts& weights, std::span<const float> x, c
 
 void mxfp4_combine_experts_f32(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
                                std::span<const float> mixing, std::span<float> out) {
-  combine("mxfp4_combine_experts", weights, x, choice, mixing, false, out.size(),
+  combine("mxfp4_combine_experts", weights, x, choice, mixing, false, out.size(), out.data(), nullptr,
           [&](int64_t index, float value) { out[index] = value; });
 }
 
 void mxfp4_combine_experts_bf16(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
                                 std::span<const float> mixing, std::span<uint16_t> out) {
-  combine("mxfp4_combine_experts", weights, x, choice, mixing, true, out.size(),
+  combine("mxfp4_combine_experts", weights, x, choice, mixing, true, out.size(), nullptr, out.data(),
           [&](int64_t index, float value) { out[index] = tensor::float_to_bf16_bits(value); });
 }
 

@@ -235,22 +235,9 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
                         : nullptr;
     }
     if (bf16_products) {
-      // The caller checked that every input is a bf16 value: its upper half.
-      uint16_t* to = static_cast<uint16_t*>(gathered) + panel * panel_size;
-      for (int64_t at = 0; at < length; at += 2) {
-        for (int64_t row = 0; row < kGroupedPanelRows; ++row) {
-          const float* input = inputs[row];
-          to[2 * row] = input ? static_cast<uint16_t>(std::bit_cast<uint32_t>(input[at]) >> 16) : uint16_t{0};
-          to[2 * row + 1] = input ? static_cast<uint16_t>(std::bit_cast<uint32_t>(input[at + 1]) >> 16) : uint16_t{0};
-        }
-        to += 2 * kGroupedPanelRows;
-      }
+      grouped_pack_panel_bf16(inputs, length, static_cast<uint16_t*>(gathered) + panel * panel_size);
     } else {
-      float* to = static_cast<float*>(gathered) + panel * panel_size;
-      for (int64_t at = 0; at < length; ++at) {
-        for (int64_t row = 0; row < kGroupedPanelRows; ++row) to[row] = inputs[row] ? inputs[row][at] : 0.0f;
-        to += kGroupedPanelRows;
-      }
+      grouped_pack_panel_f32(inputs, length, static_cast<float*>(gathered) + panel * panel_size);
     }
   }
 
@@ -279,16 +266,14 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
       grouped_tile_avx512_f32(tile, tile_weights, tile_products);
     }
     // tile_products[o * stride + index]: each real row's outputs to its slot.
-    const int64_t stride = panel_count * kGroupedPanelRows;
-    for (int64_t index = 0; index < slots.count(expert); ++index) {
-      const int64_t at = slots.by_expert[slots.start[expert] + index] * out_rows + first_output;
-      const float* from = tile_products + index;
-      if (y.bf16 != nullptr) {
-        for (int64_t o = 0; o < outputs; ++o) y.bf16[at + o] = tensor::float_to_bf16_bits(from[o * stride]);
-      } else {
-        for (int64_t o = 0; o < outputs; ++o) y.f32[at + o] = from[o * stride];
-      }
+    // (One offsets vector per thread, reused by its items.)
+    thread_local std::vector<int64_t> offsets;
+    const int64_t count = slots.count(expert);
+    offsets.resize(static_cast<size_t>(count));
+    for (int64_t index = 0; index < count; ++index) {
+      offsets[index] = slots.by_expert[slots.start[expert] + index] * out_rows + first_output;
     }
+    grouped_scatter_avx512(tile_products, panel_count * kGroupedPanelRows, outputs, offsets.data(), count, y);
   });
 }
 

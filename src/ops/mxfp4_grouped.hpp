@@ -103,6 +103,18 @@ struct GroupedTile {
 void grouped_tile_avx512_f32(const GroupedTile& tile, void* part, float* c);
 void grouped_tile_avx512bf16(const GroupedTile& tile, void* part, float* c);
 
+// Packs 16 gathered input rows (`length` f32 values each, a multiple of 32;
+// a null row stands for a row of zeros) into one panel of the layout above:
+// f32, or the bf16 pairs (every input a bf16 value, its upper half taken).
+void grouped_pack_panel_f32(const float* const inputs[kGroupedPanelRows], int64_t length, float* panel);
+void grouped_pack_panel_bf16(const float* const inputs[kGroupedPanelRows], int64_t length, uint16_t* panel);
+
+// Stores a tile's products c[o * c_stride + row] (o < outputs, row < count)
+// to output row `row`, which starts at element offsets[row] of `y`: f32, or
+// rounded to bf16 as tensor::float_to_bf16_bits does.
+void grouped_scatter_avx512(const float* c, int64_t c_stride, int64_t outputs, const int64_t* offsets, int64_t count,
+                            ProductsOut y);
+
 // Off: grouped products take tensor::gemm even where the CPU has the packed
 // kernel (for bench_grouped's comparison and the tests). On by default.
 void set_grouped_packed_enabled(bool enabled);

@@ -41,6 +41,7 @@ namespace {
 
 int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
 
+#include "bf16_round_avx512.inc"
 #include "mxfp4_decode_avx512.inc"
 
 // The weight rows of a tile for MV panels: NR * MV accumulators, at most 24,
@@ -187,7 +188,119 @@ void tile_product(const Tiles<T>& tiles, int64_t part_length, const GroupedTile&
   }
 }
 
+// Transposes a 16 x 16 block of 32-bit elements held in 16 registers:
+// afterwards lane j of rows[i] holds what lane i of rows[j] held.
+// (GCC 12 reports the unpack and shuffle intrinsics' own `__Y = __Y`
+// placeholder operand, which the unmasked forms never read, as used
+// uninitialized once they are inlined here.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+[[gnu::always_inline]] inline void transpose_16x16(__m512i rows[16]) {
+  __m512i t[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(rows[i], rows[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(rows[i], rows[i + 1]);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 16; i += 4) {
+    rows[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+    rows[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+    rows[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+    rows[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  // rows[4q + k] now holds, in its 128-bit lane L, element 4L + k of rows
+  // 4q..4q+3: two rounds of 128-bit shuffles put those four lanes together.
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    t[k] = _mm512_shuffle_i32x4(rows[k], rows[k + 4], 0x88);
+    t[k + 4] = _mm512_shuffle_i32x4(rows[k], rows[k + 4], 0xDD);
+    t[k + 8] = _mm512_shuffle_i32x4(rows[k + 8], rows[k + 12], 0x88);
+    t[k + 12] = _mm512_shuffle_i32x4(rows[k + 8], rows[k + 12], 0xDD);
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    rows[k] = _mm512_shuffle_i32x4(t[k], t[k + 8], 0x88);
+    rows[k + 8] = _mm512_shuffle_i32x4(t[k], t[k + 8], 0xDD);
+    rows[k + 4] = _mm512_shuffle_i32x4(t[k + 4], t[k + 12], 0x88);
+    rows[k + 12] = _mm512_shuffle_i32x4(t[k + 4], t[k + 12], 0xDD);
+  }
+}
+#pragma GCC diagnostic pop
+
 }  // namespace
+
+void grouped_pack_panel_f32(const float* const inputs[kGroupedPanelRows], int64_t length, float* panel) {
+  for (int64_t at = 0; at < length; at += 16) {
+    __m512i rows[16];
+#pragma GCC unroll 16
+    for (int row = 0; row < 16; ++row) {
+      rows[row] = inputs[row] ? _mm512_loadu_si512(inputs[row] + at) : _mm512_setzero_si512();
+    }
+    transpose_16x16(rows);
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) _mm512_storeu_si512(panel + (at + i) * 16, rows[i]);
+  }
+}
+
+void grouped_pack_panel_bf16(const float* const inputs[kGroupedPanelRows], int64_t length, uint16_t* panel) {
+  // Word k of the result: word 2k + 1 of the two loads, the upper half of
+  // value k (a bf16 value: the caller checked). Dword p then holds values
+  // 2p and 2p + 1, the pair layout.
+  const __m512i upper_halves = _mm512_setr_epi32(
+      0x00030001, 0x00070005, 0x000B0009, 0x000F000D, 0x00130011, 0x00170015, 0x001B0019, 0x001F001D, 0x00230021,
+      0x00270025, 0x002B0029, 0x002F002D, 0x00330031, 0x00370035, 0x003B0039, 0x003F003D);
+  for (int64_t at = 0; at < length; at += 32) {
+    __m512i rows[16];
+#pragma GCC unroll 16
+    for (int row = 0; row < 16; ++row) {
+      rows[row] = inputs[row] ? _mm512_permutex2var_epi16(_mm512_loadu_si512(inputs[row] + at), upper_halves,
+                                                          _mm512_loadu_si512(inputs[row] + at + 16))
+                              : _mm512_setzero_si512();
+    }
+    transpose_16x16(rows);
+#pragma GCC unroll 16
+    for (int pair = 0; pair < 16; ++pair) _mm512_storeu_si512(panel + (at + 2 * pair) * 16, rows[pair]);
+  }
+}
+
+void grouped_scatter_avx512(const float* c, int64_t c_stride, int64_t outputs, const int64_t* offsets, int64_t count,
+                            ProductsOut y) {
+  const int64_t whole = outputs / 16 * 16;
+  for (int64_t first = 0; first < count; first += 16) {
+    const int64_t rows = smaller(16, count - first);
+    for (int64_t o = 0; o < whole; o += 16) {
+      __m512i block[16];
+#pragma GCC unroll 16
+      for (int k = 0; k < 16; ++k) block[k] = _mm512_loadu_si512(c + (o + k) * c_stride + first);
+      transpose_16x16(block);
+      // Unrolled, so that the block stays in registers.
+#pragma GCC unroll 16
+      for (int row = 0; row < 16; ++row) {
+        if (row >= rows) break;
+        const int64_t at = offsets[first + row] + o;
+        if (y.bf16 != nullptr) {
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(y.bf16 + at),
+                              round_to_bf16_bits(_mm512_castsi512_ps(block[row])));
+        } else {
+          _mm512_storeu_si512(y.f32 + at, block[row]);
+        }
+      }
+    }
+    // The last outputs of a tile whose row count is no multiple of 16.
+    for (int64_t row = 0; row < rows; ++row) {
+      const int64_t at = offsets[first + row];
+      for (int64_t o = whole; o < outputs; ++o) {
+        const float value = c[o * c_stride + first + row];
+        if (y.bf16 != nullptr) {
+          y.bf16[at + o] = _mm256_extract_epi16(round_to_bf16_bits(_mm512_set1_ps(value)), 0);
+        } else {
+          y.f32[at + o] = value;
+        }
+      }
+    }
+  }
+}
 
 void grouped_tile_avx512_f32(const GroupedTile& tile, void* part, float* c) {
   static const Tiles<float> tiles;

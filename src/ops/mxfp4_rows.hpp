@@ -50,6 +50,13 @@ void mxfp4_rows_avx2(const Mxfp4Rows& problem);
 // two to the same bits, and for bench/bench_mxfp4_rows.cpp.
 void mxfp4_rows_avx512_eight_lanes(const Mxfp4Rows& problem);
 
+// mxfp4_combine_experts' sum for rows [first_row, last_row): out[r, o] =
+// sum over slots k, in order from zero, of mixing[r, k] * products[r, k, o]
+// (a multiplication, then an addition), stored in f32, or rounded to bf16
+// when `out_bf16` is given. AVX-512 F + BW + VL (mxfp4_combine_avx512.cpp).
+void mxfp4_combine_rows_avx512(const float* products, const float* mixing, int64_t first_row, int64_t last_row,
+                               int64_t slots, int64_t out_rows, float* out_f32, uint16_t* out_bf16);
+
 // `values` (a multiple of 32) consecutive values of packed rows, decoded
 // into `out` through the f32 value table: f32, or bf16 bits (the bf16
 // table's values, which are the f32 values' upper halves). The AVX-512

@@ -46,8 +46,10 @@ constexpr size_t kHugePageThreshold = size_t{4} << 20;
 // first touch: in a 512-token forward, where each op's result is a new
 // block of the same few sizes layer after layer, that was about a fifth of
 // the time. At most kBlockCacheBytes are kept; a block that does not fit is
-// freed.
-constexpr size_t kBlockCacheBytes = size_t{256} << 20;
+// freed. 512 MiB: a GPT-OSS prompt at T = f32 lets go of several 47 MB
+// temporaries per layer, which 256 MiB did not hold (page clearing fell
+// from 17% to 3% of that prefill; docs/performance.md).
+constexpr size_t kBlockCacheBytes = size_t{512} << 20;
 
 class BlockCache {
  public:

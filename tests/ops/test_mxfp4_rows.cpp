@@ -7,6 +7,7 @@
 // subnormal or huge (a NaN result only has to be a NaN: see below).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -14,8 +15,10 @@
 #include <random>
 #include <vector>
 
+#include "../src/ops/mxfp4_grouped.hpp"
 #include "../src/ops/mxfp4_rows.hpp"
 #include "linnet/tensor/gemm.hpp"
+#include "linnet/tensor/half.hpp"
 
 namespace detail = linnet::ops::detail;
 
@@ -81,4 +84,87 @@ TEST_CASE("the paired MXFP4 row kernel keeps the eight-lane kernel's bits") {
         REQUIRE(std::bit_cast<uint32_t>(paired[s][r]) == std::bit_cast<uint32_t>(eight[s][r]));
       }
     }
+}
+
+// The AVX-512 pieces of the grouped products and of mxfp4_combine_experts
+// that round to bf16 16 lanes at a time: the same bits as
+// tensor::float_to_bf16_bits on every kind of value (ties both ways, values
+// that round up into the next binade or to infinity, subnormals, infinities,
+// NaNs of either sign with payloads), and the combine's sum the scalar one's.
+TEST_CASE("grouped scatter and combine on AVX-512 round as float_to_bf16_bits") {
+  if (!linnet::tensor::gemm::isa_supported(linnet::tensor::gemm::Isa::Avx512)) {
+    SUCCEED("no AVX-512 on this CPU: these kernels are never chosen");
+    return;
+  }
+  std::mt19937 random(23);
+  const std::vector<uint32_t> special = {0x00000000u, 0x80000000u, 0x3F808000u, 0x3F818000u, 0x3F80FFFFu,
+                                         0x7F7FFFFFu, 0xFF7F8000u, 0x00000001u, 0x807FFFFFu, 0x7F800000u,
+                                         0xFF800000u, 0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0xFFBFFFFFu,
+                                         0x3F7FFFFFu, 0x477FFFFFu};
+  auto any_value = [&](size_t i) {
+    if (i % 5 == 0) return std::bit_cast<float>(special[(i / 5) % special.size()]);
+    return std::bit_cast<float>(static_cast<uint32_t>(random()));
+  };
+
+  // A tile of 131 outputs (8 blocks of 16 and 3 more) for 37 rows, c_stride
+  // 48 (three panels); the rows land in a shuffled order.
+  const int64_t outputs = 131, rows = 37, c_stride = 48;
+  std::vector<float> c(static_cast<size_t>(outputs * c_stride));
+  for (size_t i = 0; i < c.size(); ++i) c[i] = any_value(i);
+  std::vector<int64_t> order(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) order[static_cast<size_t>(r)] = r;
+  std::shuffle(order.begin(), order.end(), random);
+  std::vector<int64_t> offsets;
+  for (int64_t r : order) offsets.push_back(r * outputs);
+  std::vector<float> y_f32(static_cast<size_t>(rows * outputs), 1.0f);
+  std::vector<uint16_t> y_bf16(y_f32.size(), 0x1234);
+  using linnet::ops::detail::ProductsOut;
+  linnet::ops::detail::grouped_scatter_avx512(c.data(), c_stride, outputs, offsets.data(), rows,
+                                              ProductsOut{y_f32.data(), nullptr});
+  linnet::ops::detail::grouped_scatter_avx512(c.data(), c_stride, outputs, offsets.data(), rows,
+                                              ProductsOut{nullptr, y_bf16.data()});
+  size_t wrong_f32 = 0, wrong_bf16 = 0;
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t o = 0; o < outputs; ++o) {
+      const float value = c[static_cast<size_t>(o * c_stride + row)];
+      const size_t at = static_cast<size_t>(offsets[static_cast<size_t>(row)] + o);
+      wrong_f32 += std::bit_cast<uint32_t>(y_f32[at]) != std::bit_cast<uint32_t>(value);
+      wrong_bf16 += y_bf16[at] != linnet::tensor::float_to_bf16_bits(value);
+    }
+  CHECK(wrong_f32 == 0);
+  CHECK(wrong_bf16 == 0);
+
+  // The combine: 21 rows of 3 slots, 37 outputs (two vectors and 5 more).
+  const int64_t combine_rows = 21, slots = 3, out_rows = 37;
+  std::vector<float> products(static_cast<size_t>(combine_rows * slots * out_rows)),
+      mixing(static_cast<size_t>(combine_rows * slots));
+  for (size_t i = 0; i < products.size(); ++i) products[i] = any_value(i);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  for (float& m : mixing) m = unit(random);
+  std::vector<float> out(static_cast<size_t>(combine_rows * out_rows));
+  std::vector<uint16_t> out_bf16(out.size());
+  linnet::ops::detail::mxfp4_combine_rows_avx512(products.data(), mixing.data(), 0, combine_rows, slots, out_rows,
+                                                 out.data(), nullptr);
+  linnet::ops::detail::mxfp4_combine_rows_avx512(products.data(), mixing.data(), 0, combine_rows, slots, out_rows,
+                                                 nullptr, out_bf16.data());
+  size_t wrong_sum = 0, wrong_rounded = 0;
+  for (int64_t r = 0; r < combine_rows; ++r)
+    for (int64_t o = 0; o < out_rows; ++o) {
+      float total = 0.0f;
+      for (int64_t k = 0; k < slots; ++k) {
+        const size_t flat = static_cast<size_t>(r * slots + k);
+        total += mixing[flat] * products[flat * static_cast<size_t>(out_rows) + static_cast<size_t>(o)];
+      }
+      const size_t at = static_cast<size_t>(r * out_rows + o);
+      // A NaN's sign and payload are the compiler's choice in either loop.
+      if (std::isnan(total)) {
+        wrong_sum += !std::isnan(out[at]);
+        wrong_rounded += !std::isnan(linnet::tensor::bf16_bits_to_float(out_bf16[at]));
+        continue;
+      }
+      wrong_sum += std::bit_cast<uint32_t>(out[at]) != std::bit_cast<uint32_t>(total);
+      wrong_rounded += out_bf16[at] != linnet::tensor::float_to_bf16_bits(total);
+    }
+  CHECK(wrong_sum == 0);
+  CHECK(wrong_rounded == 0);
 }
