@@ -16,7 +16,6 @@
 #include <dnnl.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -24,7 +23,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "elementwise_spans.hpp"
 #include "gemm_internal.hpp"
+#include "linnet/tensor/elementwise_path.hpp"
 #include "linnet/tensor/error.hpp"
 
 namespace linnet::tensor::gemm::detail {
@@ -141,16 +142,33 @@ class ThreadBuffer {
   size_t size_ = 0;
 };
 
+// The bf16 -> f32 cast span of the widest elementwise path this CPU runs
+// (elementwise_spans: baseline, AVX2 or AVX-512, chosen at run time from
+// the CPU's features, so the default build runs on any x86-64). Widening is
+// a 16-bit shift, exact on every path; the path is the CPU's best one, not
+// an override a test sets for the elementwise operators.
+linnet::tensor::detail::UnarySpan bf16_widening() {
+  static const linnet::tensor::detail::UnarySpan span = [] {
+    namespace spans = linnet::tensor::detail;
+    switch (best_elementwise_path()) {
+      case ElementwisePath::Avx512: return spans::spans_avx512::cast_spans(DType::BF16, DType::F32).dense;
+      case ElementwisePath::Avx2: return spans::spans_avx2::cast_spans(DType::BF16, DType::F32).dense;
+      default: return spans::spans_baseline::cast_spans(DType::BF16, DType::F32).dense;
+    }
+  }();
+  return span;
+}
+
 // `rows` rows of bf16 bits `stride` apart, widened to f32 at the same
 // stride (so the f32 matmul has the strides of an f32 operand, and the same
-// bits as for operands widened before the product). Widening is exact.
+// bits as for operands widened before the product). Widening is exact. At
+// T=f32 on a bf16 checkpoint this runs on every weight block of every
+// product, so it takes the vector span (a scalar loop here was about 14% of
+// a Mistral-width prefill; docs/performance.md).
 const float* widen_rows(const uint16_t* bits, int64_t rows, int64_t count, int64_t stride, ThreadBuffer& buffer) {
   auto* panel = static_cast<float*>(buffer.at_least(static_cast<size_t>(rows * stride) * sizeof(float)));
-  for (int64_t r = 0; r < rows; ++r) {
-    const uint16_t* from = bits + r * stride;
-    float* to = panel + r * stride;
-    for (int64_t i = 0; i < count; ++i) to[i] = std::bit_cast<float>(static_cast<uint32_t>(from[i]) << 16);
-  }
+  const linnet::tensor::detail::UnarySpan widen = bf16_widening();
+  for (int64_t r = 0; r < rows; ++r) widen(panel + r * stride, bits + r * stride, count);
   return panel;
 }
 
