@@ -183,6 +183,15 @@ bool vector_kernel_for(bool bf16) {
   }
 }
 
+// The weight block a thread widened last, and which product and outputs it
+// holds (product 0: none).
+struct WidenedWeights {
+  ThreadBuffer panel;
+  const float* data = nullptr;
+  uint64_t product = 0;
+  int64_t out_begin = 0, out_end = 0;
+};
+
 }  // namespace
 
 bool library_multiplies_f32() {
@@ -195,8 +204,10 @@ bool library_multiplies_bf16() {
   return vector;
 }
 
-void library_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end) {
-  thread_local ThreadBuffer x_panel, w_panel, scratch;
+void library_block(const Problem& p, uint64_t product, int64_t row_begin, int64_t row_end, int64_t out_begin,
+                   int64_t out_end) {
+  thread_local ThreadBuffer x_panel, scratch;
+  thread_local WidenedWeights widened;
   const bool bf16 = p.x_bf16 && p.w_bf16;
   const int64_t rows = row_end - row_begin, outputs = out_end - out_begin;
   const void* x = nullptr;
@@ -208,9 +219,19 @@ void library_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t
     x = p.x_bf16 ? widen_rows(static_cast<const uint16_t*>(p.x) + row_begin * p.x_stride, rows, p.inner, p.x_stride,
                               x_panel)
                  : static_cast<const float*>(p.x) + row_begin * p.x_stride;
-    w = p.w_bf16 ? widen_rows(static_cast<const uint16_t*>(p.w) + out_begin * p.w_stride, outputs, p.inner,
-                              p.w_stride, w_panel)
-                 : static_cast<const float*>(p.w) + out_begin * p.w_stride;
+    if (!p.w_bf16) {
+      w = static_cast<const float*>(p.w) + out_begin * p.w_stride;
+    } else {
+      if (widened.product != product || widened.out_begin != out_begin || widened.out_end != out_end) {
+        widened.product = 0;  // stays "none" if widening throws
+        widened.data = widen_rows(static_cast<const uint16_t*>(p.w) + out_begin * p.w_stride, outputs, p.inner,
+                                  p.w_stride, widened.panel);
+        widened.product = product;
+        widened.out_begin = out_begin;
+        widened.out_end = out_end;
+      }
+      w = widened.data;
+    }
   }
   // oneDNN 2.6 runs its brgemm kernels (A read in place, only the block's
   // weights packed) only for a dense destination; for a strided one it
