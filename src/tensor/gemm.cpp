@@ -73,9 +73,10 @@ void library_product(const detail::Problem& problem, int64_t rows, int64_t first
   // An exception must not leave a parallel region: the first is kept and
   // thrown after it.
   std::exception_ptr failure;
-  // Consecutive tasks share a block of outputs (rows vary fastest), so a
-  // thread that runs more than one of them reuses the weights it widened
-  // (library_block), keyed by this product's number.
+  // Consecutive tasks share a block of outputs (rows vary fastest), and
+  // with one row block all tasks share it, so a thread that runs more than
+  // one of them reuses the bf16 weights or rows it widened (library_block),
+  // keyed by this product's number.
   static std::atomic<uint64_t> products{0};
   const uint64_t product = products.fetch_add(1, std::memory_order_relaxed) + 1;
 #pragma omp parallel for schedule(dynamic) if (threaded && tasks > 1)

@@ -183,13 +183,30 @@ bool vector_kernel_for(bool bf16) {
   }
 }
 
-// The weight block a thread widened last, and which product and outputs it
-// holds (product 0: none).
-struct WidenedWeights {
-  ThreadBuffer panel;
-  const float* data = nullptr;
-  uint64_t product = 0;
-  int64_t out_begin = 0, out_end = 0;
+// The rows of one operand (x rows or weight rows) a thread widened last:
+// which product and which rows of that operand the panel holds (product 0:
+// none). Within one product the operands do not change, so the panel is
+// reused while the key matches; every product has its own number, so a
+// later product over the same (possibly rewritten) buffer widens anew.
+class WidenedPanel {
+ public:
+  const float* rows_of(uint64_t product, const uint16_t* bits, int64_t begin, int64_t end, int64_t count,
+                       int64_t stride) {
+    if (product_ != product || begin_ != begin || end_ != end) {
+      product_ = 0;  // stays "none" if widening throws
+      data_ = widen_rows(bits + begin * stride, end - begin, count, stride, panel_);
+      product_ = product;
+      begin_ = begin;
+      end_ = end;
+    }
+    return data_;
+  }
+
+ private:
+  ThreadBuffer panel_;
+  const float* data_ = nullptr;
+  uint64_t product_ = 0;
+  int64_t begin_ = 0, end_ = 0;
 };
 
 }  // namespace
@@ -206,8 +223,8 @@ bool library_multiplies_bf16() {
 
 void library_block(const Problem& p, uint64_t product, int64_t row_begin, int64_t row_end, int64_t out_begin,
                    int64_t out_end) {
-  thread_local ThreadBuffer x_panel, scratch;
-  thread_local WidenedWeights widened;
+  thread_local ThreadBuffer scratch;
+  thread_local WidenedPanel widened_x, widened_w;
   const bool bf16 = p.x_bf16 && p.w_bf16;
   const int64_t rows = row_end - row_begin, outputs = out_end - out_begin;
   const void* x = nullptr;
@@ -216,22 +233,14 @@ void library_block(const Problem& p, uint64_t product, int64_t row_begin, int64_
     x = static_cast<const uint16_t*>(p.x) + row_begin * p.x_stride;
     w = static_cast<const uint16_t*>(p.w) + out_begin * p.w_stride;
   } else {
-    x = p.x_bf16 ? widen_rows(static_cast<const uint16_t*>(p.x) + row_begin * p.x_stride, rows, p.inner, p.x_stride,
-                              x_panel)
+    // A bf16 operand of an f32 product is widened block by block, once per
+    // product and thread: consecutive blocks share their outputs (rows vary
+    // fastest, gemm.cpp), and a prompt of at most 512 rows is one row block
+    // shared by all of them.
+    x = p.x_bf16 ? widened_x.rows_of(product, static_cast<const uint16_t*>(p.x), row_begin, row_end, p.inner, p.x_stride)
                  : static_cast<const float*>(p.x) + row_begin * p.x_stride;
-    if (!p.w_bf16) {
-      w = static_cast<const float*>(p.w) + out_begin * p.w_stride;
-    } else {
-      if (widened.product != product || widened.out_begin != out_begin || widened.out_end != out_end) {
-        widened.product = 0;  // stays "none" if widening throws
-        widened.data = widen_rows(static_cast<const uint16_t*>(p.w) + out_begin * p.w_stride, outputs, p.inner,
-                                  p.w_stride, widened.panel);
-        widened.product = product;
-        widened.out_begin = out_begin;
-        widened.out_end = out_end;
-      }
-      w = widened.data;
-    }
+    w = p.w_bf16 ? widened_w.rows_of(product, static_cast<const uint16_t*>(p.w), out_begin, out_end, p.inner, p.w_stride)
+                 : static_cast<const float*>(p.w) + out_begin * p.w_stride;
   }
   // oneDNN 2.6 runs its brgemm kernels (A read in place, only the block's
   // weights packed) only for a dense destination; for a strided one it

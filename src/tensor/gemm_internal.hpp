@@ -67,8 +67,8 @@ bool library_multiplies_bf16();
 // bf16 (f32 sums); any other pair as f32, a bf16 operand's block widened
 // first into a per-thread panel (exact). `product` numbers the product the
 // block belongs to, a different number for every library product (never 0):
-// a thread given several row blocks of the same outputs of one product
-// widens that weight block once (weights do not change during a product).
+// a thread given several blocks that share rows of a bf16 operand within one
+// product widens those rows once (operands do not change during a product).
 // Throws TensorError if oneDNN fails.
 void library_block(const Problem& p, uint64_t product, int64_t row_begin, int64_t row_end, int64_t out_begin,
                    int64_t out_end);
