@@ -73,12 +73,18 @@ void library_product(const detail::Problem& problem, int64_t rows, int64_t first
   // An exception must not leave a parallel region: the first is kept and
   // thrown after it.
   std::exception_ptr failure;
+  // Consecutive tasks share a block of outputs (rows vary fastest), and
+  // with one row block all tasks share it, so a thread that runs more than
+  // one of them reuses the bf16 weights or rows it widened (library_block),
+  // keyed by this product's number.
+  static std::atomic<uint64_t> products{0};
+  const uint64_t product = products.fetch_add(1, std::memory_order_relaxed) + 1;
 #pragma omp parallel for schedule(dynamic) if (threaded && tasks > 1)
   for (int64_t task = 0; task < tasks; ++task) {
     const int64_t row_begin = (task % row_tasks) * kLibraryBlockRows;
     const int64_t out_begin = first_output + (task / row_tasks) * kLibraryBlockOutputs;
     try {
-      detail::library_block(problem, row_begin, std::min(rows, row_begin + kLibraryBlockRows), out_begin,
+      detail::library_block(problem, product, row_begin, std::min(rows, row_begin + kLibraryBlockRows), out_begin,
                             std::min(last_output, out_begin + kLibraryBlockOutputs));
     } catch (...) {
 #pragma omp critical(linnet_gemm_failure)

@@ -16,7 +16,6 @@
 #include <dnnl.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -24,7 +23,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "elementwise_spans.hpp"
 #include "gemm_internal.hpp"
+#include "linnet/tensor/elementwise_path.hpp"
 #include "linnet/tensor/error.hpp"
 
 namespace linnet::tensor::gemm::detail {
@@ -141,16 +142,33 @@ class ThreadBuffer {
   size_t size_ = 0;
 };
 
+// The bf16 -> f32 cast span of the widest elementwise path this CPU runs
+// (elementwise_spans: baseline, AVX2 or AVX-512, chosen at run time from
+// the CPU's features, so the default build runs on any x86-64). Widening is
+// a 16-bit shift, exact on every path; the path is the CPU's best one, not
+// an override a test sets for the elementwise operators.
+linnet::tensor::detail::UnarySpan bf16_widening() {
+  static const linnet::tensor::detail::UnarySpan span = [] {
+    namespace spans = linnet::tensor::detail;
+    switch (best_elementwise_path()) {
+      case ElementwisePath::Avx512: return spans::spans_avx512::cast_spans(DType::BF16, DType::F32).dense;
+      case ElementwisePath::Avx2: return spans::spans_avx2::cast_spans(DType::BF16, DType::F32).dense;
+      default: return spans::spans_baseline::cast_spans(DType::BF16, DType::F32).dense;
+    }
+  }();
+  return span;
+}
+
 // `rows` rows of bf16 bits `stride` apart, widened to f32 at the same
 // stride (so the f32 matmul has the strides of an f32 operand, and the same
-// bits as for operands widened before the product). Widening is exact.
+// bits as for operands widened before the product). Widening is exact. At
+// T=f32 on a bf16 checkpoint this runs on every weight block of every
+// product, so it takes the vector span (a scalar loop here was about 14% of
+// a Mistral-width prefill; docs/performance.md).
 const float* widen_rows(const uint16_t* bits, int64_t rows, int64_t count, int64_t stride, ThreadBuffer& buffer) {
   auto* panel = static_cast<float*>(buffer.at_least(static_cast<size_t>(rows * stride) * sizeof(float)));
-  for (int64_t r = 0; r < rows; ++r) {
-    const uint16_t* from = bits + r * stride;
-    float* to = panel + r * stride;
-    for (int64_t i = 0; i < count; ++i) to[i] = std::bit_cast<float>(static_cast<uint32_t>(from[i]) << 16);
-  }
+  const linnet::tensor::detail::UnarySpan widen = bf16_widening();
+  for (int64_t r = 0; r < rows; ++r) widen(panel + r * stride, bits + r * stride, count);
   return panel;
 }
 
@@ -165,6 +183,32 @@ bool vector_kernel_for(bool bf16) {
   }
 }
 
+// The rows of one operand (x rows or weight rows) a thread widened last:
+// which product and which rows of that operand the panel holds (product 0:
+// none). Within one product the operands do not change, so the panel is
+// reused while the key matches; every product has its own number, so a
+// later product over the same (possibly rewritten) buffer widens anew.
+class WidenedPanel {
+ public:
+  const float* rows_of(uint64_t product, const uint16_t* bits, int64_t begin, int64_t end, int64_t count,
+                       int64_t stride) {
+    if (product_ != product || begin_ != begin || end_ != end) {
+      product_ = 0;  // stays "none" if widening throws
+      data_ = widen_rows(bits + begin * stride, end - begin, count, stride, panel_);
+      product_ = product;
+      begin_ = begin;
+      end_ = end;
+    }
+    return data_;
+  }
+
+ private:
+  ThreadBuffer panel_;
+  const float* data_ = nullptr;
+  uint64_t product_ = 0;
+  int64_t begin_ = 0, end_ = 0;
+};
+
 }  // namespace
 
 bool library_multiplies_f32() {
@@ -177,8 +221,10 @@ bool library_multiplies_bf16() {
   return vector;
 }
 
-void library_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end) {
-  thread_local ThreadBuffer x_panel, w_panel, scratch;
+void library_block(const Problem& p, uint64_t product, int64_t row_begin, int64_t row_end, int64_t out_begin,
+                   int64_t out_end) {
+  thread_local ThreadBuffer scratch;
+  thread_local WidenedPanel widened_x, widened_w;
   const bool bf16 = p.x_bf16 && p.w_bf16;
   const int64_t rows = row_end - row_begin, outputs = out_end - out_begin;
   const void* x = nullptr;
@@ -187,11 +233,13 @@ void library_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t
     x = static_cast<const uint16_t*>(p.x) + row_begin * p.x_stride;
     w = static_cast<const uint16_t*>(p.w) + out_begin * p.w_stride;
   } else {
-    x = p.x_bf16 ? widen_rows(static_cast<const uint16_t*>(p.x) + row_begin * p.x_stride, rows, p.inner, p.x_stride,
-                              x_panel)
+    // A bf16 operand of an f32 product is widened block by block, once per
+    // product and thread: consecutive blocks share their outputs (rows vary
+    // fastest, gemm.cpp), and a prompt of at most 512 rows is one row block
+    // shared by all of them.
+    x = p.x_bf16 ? widened_x.rows_of(product, static_cast<const uint16_t*>(p.x), row_begin, row_end, p.inner, p.x_stride)
                  : static_cast<const float*>(p.x) + row_begin * p.x_stride;
-    w = p.w_bf16 ? widen_rows(static_cast<const uint16_t*>(p.w) + out_begin * p.w_stride, outputs, p.inner,
-                              p.w_stride, w_panel)
+    w = p.w_bf16 ? widened_w.rows_of(product, static_cast<const uint16_t*>(p.w), out_begin, out_end, p.inner, p.w_stride)
                  : static_cast<const float*>(p.w) + out_begin * p.w_stride;
   }
   // oneDNN 2.6 runs its brgemm kernels (A read in place, only the block's

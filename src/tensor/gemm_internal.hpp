@@ -65,7 +65,12 @@ bool library_multiplies_bf16();
 // Rows [row_begin, row_end) by outputs [out_begin, out_end) of the product
 // as one oneDNN matmul on the calling thread. bf16 x bf16 is multiplied as
 // bf16 (f32 sums); any other pair as f32, a bf16 operand's block widened
-// first into a per-thread panel (exact). Throws TensorError if oneDNN fails.
-void library_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out_begin, int64_t out_end);
+// first into a per-thread panel (exact). `product` numbers the product the
+// block belongs to, a different number for every library product (never 0):
+// a thread given several blocks that share rows of a bf16 operand within one
+// product widens those rows once (operands do not change during a product).
+// Throws TensorError if oneDNN fails.
+void library_block(const Problem& p, uint64_t product, int64_t row_begin, int64_t row_end, int64_t out_begin,
+                   int64_t out_end);
 
 }  // namespace linnet::tensor::gemm::detail

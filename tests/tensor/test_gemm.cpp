@@ -249,6 +249,78 @@ TEST_CASE("many-row products of bf16 operands widened on the fly give the bits o
   }
 }
 
+TEST_CASE("weights widened once per product are widened again for the next product", "[gemm][library][threads]") {
+  // Three row blocks of oneDNN's grid share each widened weight block (one
+  // block of outputs here) within a product. The next product over the same
+  // weight buffer, rewritten in place, must see the new weights: with 1 and
+  // 2 threads, and for serial products of part of the outputs.
+  std::mt19937 rng(12);
+  const Size size{1100, 101, 77};
+  const Matrix x = random_matrix(rng, size.rows, size.inner, 1);
+  Matrix w = random_matrix(rng, size.outputs, size.inner, 3);
+  auto rewrite_weights = [&] {
+    const Matrix other = random_matrix(rng, size.outputs, size.inner, 3);
+    std::copy(other.f32.begin(), other.f32.end(), w.f32.begin());
+    std::copy(other.bf16.begin(), other.bf16.end(), w.bf16.begin());
+  };
+  const int threads_before = linnet::tensor::num_threads();
+  for (const int threads : {1, 2}) {
+    linnet::tensor::set_num_threads(threads);
+    std::vector<std::vector<float>> widened_first, widened_on_the_fly;
+    for (int round = 0; round < 3; ++round) {
+      rewrite_weights();
+      widened_on_the_fly.push_back(product(x, false, w, true, size.outputs));
+      widened_first.push_back(product(x, false, w, false, size.outputs));
+    }
+    for (size_t round = 0; round < widened_first.size(); ++round) {
+      INFO(threads << " threads, round " << round);
+      REQUIRE(same_bits(widened_on_the_fly[round], widened_first[round]));
+    }
+  }
+  linnet::tensor::set_num_threads(threads_before);
+  std::vector<std::vector<float>> part, part_first;
+  for (int round = 0; round < 3; ++round) {
+    rewrite_weights();
+    part.emplace_back(static_cast<size_t>(size.rows * size.outputs), -7.0f);
+    gemm::gemm_bt_serial(size.rows, 5, size.outputs, size.inner, x.operand(false), w.operand(true),
+                         part.back().data(), size.outputs);
+    part_first.emplace_back(static_cast<size_t>(size.rows * size.outputs), -7.0f);
+    gemm::gemm_bt_serial(size.rows, 5, size.outputs, size.inner, x.operand(false), w.operand(false),
+                         part_first.back().data(), size.outputs);
+  }
+  for (size_t round = 0; round < part.size(); ++round) {
+    INFO("serial, outputs from 5, round " << round);
+    REQUIRE(same_bits(part[round], part_first[round]));
+  }
+}
+
+TEST_CASE("bf16 rows widened once per product are widened again for the next product", "[gemm][library][threads]") {
+  // One row block shared by five blocks of outputs: x's bf16 rows are
+  // widened once per product and thread. The next product over the same x
+  // buffer, rewritten in place, must see the new rows, with 1 and 2 threads.
+  std::mt19937 rng(13);
+  const Size size{300, 611, 45};
+  Matrix x = random_matrix(rng, size.rows, size.inner, 2);
+  const Matrix w = random_matrix(rng, size.outputs, size.inner, 0);
+  const int threads_before = linnet::tensor::num_threads();
+  for (const int threads : {1, 2}) {
+    linnet::tensor::set_num_threads(threads);
+    std::vector<std::vector<float>> widened_first, widened_on_the_fly;
+    for (int round = 0; round < 3; ++round) {
+      const Matrix other = random_matrix(rng, size.rows, size.inner, 2);
+      std::copy(other.f32.begin(), other.f32.end(), x.f32.begin());
+      std::copy(other.bf16.begin(), other.bf16.end(), x.bf16.begin());
+      widened_on_the_fly.push_back(product(x, true, w, false, size.outputs));
+      widened_first.push_back(product(x, false, w, false, size.outputs));
+    }
+    for (size_t round = 0; round < widened_first.size(); ++round) {
+      INFO(threads << " threads, round " << round);
+      REQUIRE(same_bits(widened_on_the_fly[round], widened_first[round]));
+    }
+  }
+  linnet::tensor::set_num_threads(threads_before);
+}
+
 namespace {
 
 // gemm_bt into a bf16 destination with rows y_stride apart, plus `bias`
