@@ -9,6 +9,8 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "linnet/eval/error.hpp"
@@ -29,7 +31,7 @@ namespace {
 struct ValidateCommandOptions {
   std::vector<std::string> paths;  // CARD GOLDEN_DIR
   std::string mxfp4;               // GOLDEN_DIR of an MXFP4 case
-  std::string dtype = "f32";
+  std::optional<std::string> dtype;  // --dtype; f32 when neither it nor --bind T= is given
   std::string numerics = "equivalent";
   bool cast_weights = false;
   std::string device = "cpu";
@@ -53,6 +55,29 @@ int check_golden_path(const std::string& golden) {
     return 2;
   }
   return 0;
+}
+
+// The dtype the case runs at: `--dtype`, or `--bind T=...` (which picks the
+// reference logits just as `--dtype` does, so it is taken out of the binds
+// rather than overridden by the dtype's own bind). Both given must agree.
+std::optional<std::string> case_dtype(const ValidateCommandOptions& options, std::vector<std::string>& binds) {
+  std::optional<std::string> from_bind;
+  std::erase_if(binds, [&](const std::string& bind) {
+    if (!bind.starts_with("T=")) return false;
+    from_bind = bind.substr(2);
+    return true;
+  });
+  if (from_bind && *from_bind != "f32" && *from_bind != "bf16") {
+    std::cerr << "error: --bind T=" << *from_bind << ": validate compares at T = f32 or bf16\n"
+              << "help: use --dtype f32 or --dtype bf16\n";
+    return std::nullopt;
+  }
+  if (from_bind && options.dtype && *from_bind != *options.dtype) {
+    std::cerr << "error: --bind T=" << *from_bind << " disagrees with --dtype " << *options.dtype
+              << "\nhelp: give one of them: T picks the reference logits the case is compared with\n";
+    return std::nullopt;
+  }
+  return from_bind ? *from_bind : options.dtype.value_or("f32");
 }
 
 int run_mxfp4(const ValidateCommandOptions& options, const CommandContext& context) {
@@ -98,9 +123,12 @@ int run_card(const ValidateCommandOptions& options, const CommandContext& contex
   validate_options.card = options.paths[0];
   validate_options.golden_dir = options.paths[1];
   validate_options.std_dir = context.std_dir;
-  validate_options.dtype = options.dtype == "bf16" ? tensor::DType::BF16 : tensor::DType::F32;
   if (int status = check_bind_arguments(options.binds); status != 0) return status;
-  validate_options.binds = options.binds;
+  std::vector<std::string> binds = options.binds;
+  const std::optional<std::string> dtype = case_dtype(options, binds);
+  if (!dtype) return 2;
+  validate_options.dtype = *dtype == "bf16" ? tensor::DType::BF16 : tensor::DType::F32;
+  validate_options.binds = binds;
   validate_options.strict = options.strict;
   validate_options.communicator = context.communicator;
   // The same spelling-to-policy mapping `run` uses.
@@ -169,7 +197,7 @@ void add_validate_command(CLI::App& app, CommandContext& context) {
       ->expected(0, 2);
   command->add_option("--mxfp4", options->mxfp4,
                       "compare std.quant::dequantize_mxfp4 with the dequantized bits stored in GOLDEN_DIR instead");
-  command->add_option("--dtype", options->dtype, "bind T to f32 (default, against logits_f32) or bf16 (logits_bf16)")
+  command->add_option("--dtype", options->dtype, "bind T to f32 (default, against logits_f32) or bf16 (logits_bf16); `--bind T=...` does the same")
       ->check(CLI::IsMember({"f32", "bf16"}));
   add_numerics_option(*command, options->numerics);
   add_cast_weights_option(*command, options->cast_weights);

@@ -109,7 +109,7 @@ void register_f32_bf16(RegistryOpTable& table, const std::string& op, eval::Nume
 void register_linear_kernels(RegistryOpTable& table);     // linear, matmul, batched_matmul
 void register_attention_kernels(RegistryOpTable& table);  // the std.nn.attention ops
 void register_softmax_kernels(RegistryOpTable& table);    // softmax
-void register_activation_kernels(RegistryOpTable& table); // silu
+void register_activation_kernels(RegistryOpTable& table); // silu, sigmoid
 void register_norm_kernels(RegistryOpTable& table);       // rms_norm, layer_norm
 void register_rope_kernels(RegistryOpTable& table);       // rope, rope_rows
 void register_embedding_kernels(RegistryOpTable& table);  // embedding

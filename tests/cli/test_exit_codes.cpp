@@ -88,6 +88,18 @@ TEST_CASE("exit 2: malformed values", "[cli][exit]") {
   expect({"validate", kQwen, "golden/qwen3-a", "--max-abs", "nan"}, 2);
 }
 
+TEST_CASE("validate: --bind T= picks the dtype as --dtype does, never silently overridden", "[cli][exit]") {
+  // T picks the reference logits: a `--bind T=bf16` that ran at f32 would
+  // compare the wrong run and pass.
+  const cli_test::Outcome bound = run_linnet({"validate", kQwen, "golden/qwen3-a", "--bind", "T=bf16"});
+  INFO(bound.err);
+  CHECK(bound.status == 0);
+  CHECK(contains(bound.out, "T = bf16"));
+  expect({"validate", kQwen, "golden/qwen3-a", "--dtype", "bf16", "--bind", "T=f32"}, 2,
+         "--bind T=f32 disagrees with --dtype bf16");
+  expect({"validate", kQwen, "golden/qwen3-a", "--bind", "T=f16"}, 2, "validate compares at T = f32 or bf16");
+}
+
 TEST_CASE("exit 2: numbers are read whole, never wrapped, saturated or taken as 0 when empty", "[cli][exit]") {
   // A seed is any 64-bit unsigned integer: 2^64 is not 2^64 - 1, -1 is not 2^64 - 1, `` is not 0.
   for (const char* seed : {"18446744073709551616", "-1", "", " 3", "0x10", "1e3", "+5", "nan"}) {
