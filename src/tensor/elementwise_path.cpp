@@ -83,8 +83,10 @@ UnarySpans unary_spans(DType dtype, UnaryOp op) {
   return {};
 }
 
-UnarySpans cast_spans(DType from, DType to) {
-  switch (active_elementwise_path()) {
+UnarySpans cast_spans(DType from, DType to) { return cast_spans_on(active_elementwise_path(), from, to); }
+
+UnarySpans cast_spans_on(ElementwisePath path, DType from, DType to) {
+  switch (path) {
     case ElementwisePath::PerElement: return {};
     case ElementwisePath::Baseline: return spans_baseline::cast_spans(from, to);
     case ElementwisePath::Avx2: return spans_avx2::cast_spans(from, to);

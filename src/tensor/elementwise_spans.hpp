@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "linnet/tensor/dtype.hpp"
+#include "linnet/tensor/elementwise_path.hpp"
 #include "linnet/tensor/kernels.hpp"
 
 namespace linnet::tensor::detail {
@@ -42,6 +43,10 @@ struct UnarySpans {
 BinarySpans binary_spans(DType dtype, BinaryOp op);
 UnarySpans unary_spans(DType dtype, UnaryOp op);
 UnarySpans cast_spans(DType from, DType to);
+// The cast span of a given path (the CPU's best one, whatever a test forces
+// for the elementwise operators): for kernels outside them, such as gemm's
+// widening of bf16 operands.
+UnarySpans cast_spans_on(ElementwisePath path, DType from, DType to);
 
 // One table per instruction set, each in its own file.
 #define LINNET_ELEMENTWISE_SPAN_TABLE(isa)                  \

@@ -148,14 +148,8 @@ class ThreadBuffer {
 // a 16-bit shift, exact on every path; the path is the CPU's best one, not
 // an override a test sets for the elementwise operators.
 linnet::tensor::detail::UnarySpan bf16_widening() {
-  static const linnet::tensor::detail::UnarySpan span = [] {
-    namespace spans = linnet::tensor::detail;
-    switch (best_elementwise_path()) {
-      case ElementwisePath::Avx512: return spans::spans_avx512::cast_spans(DType::BF16, DType::F32).dense;
-      case ElementwisePath::Avx2: return spans::spans_avx2::cast_spans(DType::BF16, DType::F32).dense;
-      default: return spans::spans_baseline::cast_spans(DType::BF16, DType::F32).dense;
-    }
-  }();
+  static const linnet::tensor::detail::UnarySpan span =
+      linnet::tensor::detail::cast_spans_on(best_elementwise_path(), DType::BF16, DType::F32).dense;
   return span;
 }
 
