@@ -215,15 +215,12 @@ void products_bf16(const char* op, const Mxfp4Experts& weights, std::span<const 
   expert_products(weights, x.data(), layout, choice, holds_bf16_values(x), products, out.data());
 }
 
-// The weighted sum over slots, in f32; `emit` stores out[r, o].
-// `bf16`: the result is rounded to bf16 (T = bf16), whose inputs may then
-// be multiplied in bf16 when they are all bf16 values.
-// `out_f32` / `out_bf16`: where the AVX-512 kernel stores out[r, o] (one of
-// the two, by T).
-template <class Emit>
+// The weighted sum over slots, in f32, stored in `out_f32`, or rounded to
+// bf16 in `out_bf16` (T = bf16; exactly one of the two is given). At
+// T = bf16 the inputs may be multiplied in bf16 when they are all bf16
+// values.
 void combine(const char* op, const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
-             std::span<const float> mixing, bool bf16, size_t out_size, float* out_f32, uint16_t* out_bf16,
-             Emit emit) {
+             std::span<const float> mixing, size_t out_size, float* out_f32, uint16_t* out_bf16) {
   InputLayout layout =
       checked_layout(op, weights, x, choice, false, out_size, size_product(op, choice.rows, weights.rows));
   check_size(op, "weights", mixing.size(), choice.rows * choice.slots);
@@ -231,7 +228,7 @@ void combine(const char* op, const Mxfp4Experts& weights, std::span<const float>
   const auto product_count = static_cast<size_t>(output_size(op, choice, out_rows));
   auto* const products =
       static_cast<float*>(detail::thread_scratch(detail::Scratch::Products, product_count * sizeof(float)));
-  expert_products(weights, x.data(), layout, choice, bf16 && holds_bf16_values(x), products);
+  expert_products(weights, x.data(), layout, choice, out_bf16 != nullptr && holds_bf16_values(x), products);
   // Each output is summed whole by one thread, in slot order.
   const bool vector = tensor::gemm::active_isa() == tensor::gemm::Isa::Avx512 ||
                       tensor::gemm::active_isa() == tensor::gemm::Isa::Avx512Bf16;
@@ -256,7 +253,12 @@ void combine(const char* op, const Mxfp4Experts& weights, std::span<const float>
         const int64_t flat = row * choice.slots + slot;
         total += mixing[flat] * products[flat * out_rows + out_row];
       }
-      emit(row * out_rows + out_row, total);
+      const int64_t at = row * out_rows + out_row;
+      if (out_bf16 != nullptr) {
+        out_bf16[at] = tensor::float_to_bf16_bits(total);
+      } else {
+        out_f32[at] = total;
+      }
     }
 }
 
@@ -294,14 +296,12 @@ void mxfp4_experts_bf16(const Mxfp4Experts& weights, std::span<const float> x, c
 
 void mxfp4_combine_experts_f32(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
                                std::span<const float> mixing, std::span<float> out) {
-  combine("mxfp4_combine_experts", weights, x, choice, mixing, false, out.size(), out.data(), nullptr,
-          [&](int64_t index, float value) { out[index] = value; });
+  combine("mxfp4_combine_experts", weights, x, choice, mixing, out.size(), out.data(), nullptr);
 }
 
 void mxfp4_combine_experts_bf16(const Mxfp4Experts& weights, std::span<const float> x, const ExpertChoice& choice,
                                 std::span<const float> mixing, std::span<uint16_t> out) {
-  combine("mxfp4_combine_experts", weights, x, choice, mixing, true, out.size(), nullptr, out.data(),
-          [&](int64_t index, float value) { out[index] = tensor::float_to_bf16_bits(value); });
+  combine("mxfp4_combine_experts", weights, x, choice, mixing, out.size(), nullptr, out.data());
 }
 
 }  // namespace linnet::ops

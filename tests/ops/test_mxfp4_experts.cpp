@@ -308,9 +308,28 @@ TEST_CASE("MXFP4 expert products equal dequantize-then-multiply") {
       std::vector<float> shared_y(per_slot), own_y(per_slot);
       linnet::ops::mxfp4_experts_shared_f32(p.weights(), p.shared_x, p.choice(), shared_y);
       linnet::ops::mxfp4_experts_f32(p.weights(), p.per_slot_x, p.choice(), own_y);
+      // The weighted sum over slots, in slot order, of this path's products
+      // (the scalar path stores through the same out pointers as the
+      // vector one): f32, and rounded to bf16.
+      std::vector<float> combined(static_cast<size_t>(shape.batch * shape.rows));
+      std::vector<uint16_t> combined_bf16(combined.size());
+      linnet::ops::mxfp4_combine_experts_f32(p.weights(), p.per_slot_x, p.choice(), p.mixing, combined);
+      linnet::ops::mxfp4_combine_experts_bf16(p.weights(), p.per_slot_x, p.choice(), p.mixing, combined_bf16);
       gemm::override_isa(std::nullopt);
       CHECK(products_agree(shared_y, shared_ref));
       CHECK(products_agree(own_y, own_ref));
+      std::vector<float> expected;
+      for (int64_t r = 0; r < shape.batch; ++r)
+        for (int64_t o = 0; o < shape.rows; ++o) {
+          float total = 0.0f;
+          for (int64_t k = 0; k < shape.slots; ++k) {
+            const size_t flat = static_cast<size_t>(r * shape.slots + k);
+            total += p.mixing[flat] * own_y[flat * static_cast<size_t>(shape.rows) + static_cast<size_t>(o)];
+          }
+          expected.push_back(total);
+        }
+      CHECK(same_bits(combined, expected));
+      CHECK(combined_bf16 == rounded_to_bf16(expected));
     }
   }
 
