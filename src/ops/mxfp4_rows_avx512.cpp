@@ -31,34 +31,41 @@ struct Lookup {
 // addition. Here a zmm register holds two rows' eight lanes, row r in lanes
 // 0-7 and row r + 1 in lanes 8-15: each lane still sums its own row's
 // values at i mod 8 in order, with a multiplication then an addition, so
-// every sum keeps its bits; but a step costs one byte permutation, one
-// table permutation and the multiplications and additions for sixteen
-// values, about half the instructions (Zen 5 runs zmm instructions at full
-// width; measured 1.1-1.25x faster all the same, bench/bench_mxfp4_rows).
+// every sum keeps its bits; but a step costs a shift, one table
+// permutation and the multiplications and additions for sixteen values,
+// about half the instructions (Zen 5 runs zmm instructions at full width).
 //
 // Per group, the two rows' 16-byte blocks are split once into 64 code
-// bytes (`codes`): bytes 0-15 row r's low nibbles (its even values), 16-31
-// row r + 1's low nibbles, 32-47 and 48-63 the high nibbles (odd values).
-// Row r + 1's codes carry bit 4, so that one vpermt2ps over the two rows'
-// 16-entry tables (row r's the first operand, row r + 1's the second)
-// reads each lane's value from its own row's table.
+// bytes (`nibbles`): bytes 0-15 row r's low nibbles (its even values),
+// 16-31 row r + 1's low nibbles, 32-47 and 48-63 the high nibbles (odd
+// values). Row r + 1's codes carry bit 4, so that one vpermt2ps over the
+// two rows' 16-entry tables (row r's the first operand, row r + 1's the
+// second) reads each lane's value from its own row's table. One byte
+// permutation then puts the four parts' codes of every lane in that
+// lane's four bytes (`codes`, group_indices below), and each part shifts
+// its byte down. (Until 2026-12-02 each part had its own zero-masked byte
+// permutation: two permutations per sixteen values, which bound the
+// kernel.)
 
 // Byte v / 2 (+ 32 when v is odd) of the codes holds value v's code.
 constexpr int code_byte(int value) { return value / 2 + (value % 2) * 32; }
 
-// The vpermb indices of one part (eight values of each row): dword lane l
-// takes row r's value 8 * part + l, lane 8 + l row r + 1's (16 bytes on);
-// the other three bytes of each lane are zeroed by the mask.
-inline __m512i part_indices(int part) {
+// The vpermb indices of a group: dword lane l takes, in its byte `part`,
+// the code of row r's value 8 * part + l, and lane 8 + l row r + 1's (16
+// bytes on), so one byte permutation per group places all four parts'
+// codes; part p's lane codes are then the dwords shifted right by 8 * p
+// (vpermt2ps reads only an index's low five bits, so the bytes above need
+// no clearing). A shift is cheaper than the byte permutation per part this
+// replaces (the permutations bound this kernel).
+inline __m512i group_indices() {
   alignas(64) int8_t bytes[64] = {};
-  for (int l = 0; l < 8; ++l) {
-    bytes[4 * l] = static_cast<int8_t>(code_byte(8 * part + l));
-    bytes[4 * (8 + l)] = static_cast<int8_t>(16 + code_byte(8 * part + l));
-  }
+  for (int part = 0; part < 4; ++part)
+    for (int l = 0; l < 8; ++l) {
+      bytes[4 * l + part] = static_cast<int8_t>(code_byte(8 * part + l));
+      bytes[4 * (8 + l) + part] = static_cast<int8_t>(16 + code_byte(8 * part + l));
+    }
   return _mm512_load_si512(bytes);
 }
-
-constexpr __mmask64 kLowByteOfEachDword = 0x1111111111111111ull;
 
 // The byte permutation (vpermb) is AVX512-VBMI: these functions carry it as
 // their own target, and run only where the CPU has it (mxfp4_rows_avx512).
@@ -68,7 +75,7 @@ constexpr __mmask64 kLowByteOfEachDword = 0x1111111111111111ull;
 template <int Pairs, int Inputs>
 LINNET_VBMI void paired_tile(const Mxfp4Rows& p, int64_t first_row, int64_t first_input) {
   const int64_t row_bytes = p.groups * 16;
-  const __m512i indices[4] = {part_indices(0), part_indices(1), part_indices(2), part_indices(3)};
+  const __m512i indices = group_indices();
   const __m512i low_nibbles = _mm512_set1_epi8(0x0F);
   // Bit 4 on the second row's bytes (16-31 and 48-63).
   const __m512i second_row = _mm512_maskz_set1_epi8(0xFFFF0000FFFF0000ull, 0x10);
@@ -102,7 +109,8 @@ LINNET_VBMI void paired_tile(const Mxfp4Rows& p, int64_t first_row, int64_t firs
                                               _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_block + row_bytes)));
       const __m512i both = _mm512_inserti64x4(_mm512_castsi256_si512(bytes), _mm256_srli_epi16(bytes, 4), 1);
       // (both & low_nibbles) | second_row, in vpternlog's truth-table form.
-      codes[q] = _mm512_ternarylogic_epi32(both, low_nibbles, second_row, (0xF0 & 0xCC) | 0xAA);
+      const __m512i nibbles = _mm512_ternarylogic_epi32(both, low_nibbles, second_row, (0xF0 & 0xCC) | 0xAA);
+      codes[q] = _mm512_permutexvar_epi8(indices, nibbles);
       first_table[q] = _mm512_loadu_ps(p.value_table + p.scales[row * p.groups + group] * 16);
       second_table[q] = _mm512_loadu_ps(p.value_table + p.scales[(row + 1) * p.groups + group] * 16);
     }
@@ -112,7 +120,7 @@ LINNET_VBMI void paired_tile(const Mxfp4Rows& p, int64_t first_row, int64_t firs
       for (int s = 0; s < Inputs; ++s)
         x[s] = _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(inputs[s] + at))));
       for (int q = 0; q < Pairs; ++q) {
-        const __m512i lane_codes = _mm512_maskz_permutexvar_epi8(kLowByteOfEachDword, indices[part], codes[q]);
+        const __m512i lane_codes = _mm512_srli_epi32(codes[q], 8 * part);
         const __m512 values = _mm512_permutex2var_ps(first_table[q], lane_codes, second_table[q]);
         for (int s = 0; s < Inputs; ++s) sums[q][s] = _mm512_add_ps(sums[q][s], _mm512_mul_ps(values, x[s]));
       }
