@@ -26,7 +26,10 @@ constexpr float kE2M1Values[16] = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0
                                    -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
 
 // The value of (code, scale byte) in each dtype dequantization can produce.
-struct ValueTables {
+// On cache-line boundaries: a scale's 16 f32 values are then one line, which
+// the row kernels load whole (a 64-byte load that straddles two lines costs
+// two).
+struct alignas(64) ValueTables {
   float f32[256][16];
   uint16_t bf16[256][16];
   uint16_t f16[256][16];
