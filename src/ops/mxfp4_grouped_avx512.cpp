@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "linnet/tensor/bf16_round_avx512.hpp"
 #include "mxfp4_grouped.hpp"
 #include "mxfp4_rows.hpp"
 
@@ -41,7 +42,6 @@ namespace {
 
 int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
 
-#include "bf16_round_avx512.inc"
 #include "mxfp4_decode_avx512.inc"
 
 // The weight rows of a tile for MV panels: NR * MV accumulators, at most 24,
@@ -281,7 +281,7 @@ void grouped_scatter_avx512(const float* c, int64_t c_stride, int64_t outputs, c
         const int64_t at = offsets[first + row] + o;
         if (y.bf16 != nullptr) {
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(y.bf16 + at),
-                              round_to_bf16_bits(_mm512_castsi512_ps(block[row])));
+                              tensor::avx512::round_to_bf16_bits(_mm512_castsi512_ps(block[row])));
         } else {
           _mm512_storeu_si512(y.f32 + at, block[row]);
         }
@@ -293,7 +293,7 @@ void grouped_scatter_avx512(const float* c, int64_t c_stride, int64_t outputs, c
       for (int64_t o = whole; o < outputs; ++o) {
         const float value = c[o * c_stride + first + row];
         if (y.bf16 != nullptr) {
-          y.bf16[at + o] = _mm256_extract_epi16(round_to_bf16_bits(_mm512_set1_ps(value)), 0);
+          y.bf16[at + o] = _mm256_extract_epi16(tensor::avx512::round_to_bf16_bits(_mm512_set1_ps(value)), 0);
         } else {
           y.f32[at + o] = value;
         }
