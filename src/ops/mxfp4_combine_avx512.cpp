@@ -6,14 +6,10 @@
 
 #include <cstdint>
 
+#include "linnet/tensor/bf16_round_avx512.hpp"
 #include "mxfp4_rows.hpp"
 
 namespace linnet::ops::detail {
-namespace {
-
-#include "bf16_round_avx512.inc"
-
-}  // namespace
 
 void mxfp4_combine_rows_avx512(const float* products, const float* mixing, int64_t first_row, int64_t last_row,
                                int64_t slots, int64_t out_rows, float* out_f32, uint16_t* out_bf16) {
@@ -29,7 +25,7 @@ void mxfp4_combine_rows_avx512(const float* products, const float* mixing, int64
         total = _mm512_add_ps(total, _mm512_mul_ps(_mm512_set1_ps(weights[slot]), product));
       }
       if (out_bf16 != nullptr) {
-        _mm256_mask_storeu_epi16(out_bf16 + row * out_rows + o, lanes, round_to_bf16_bits(total));
+        _mm256_mask_storeu_epi16(out_bf16 + row * out_rows + o, lanes, tensor::avx512::round_to_bf16_bits(total));
       } else {
         _mm512_mask_storeu_ps(out_f32 + row * out_rows + o, lanes, total);
       }

@@ -78,8 +78,9 @@ inline constexpr int64_t kGroupedTileOutputs = 128;
 // i + 1 of a row side by side), panel after panel.
 inline constexpr int64_t kGroupedPanelRows = 16;
 // The inner dimension goes in parts of this many values (multiples of 32,
-// one MXFP4 group): a part of 4 panels is 32 KiB of inputs, and 128 weight
-// rows of a part 64 KiB, so both stay in L1 / L2 while the tiles use them.
+// one MXFP4 group): a part of 4 panels is 32 KiB of inputs, which stays in
+// L1 while the tiles use it, with the 48 weight rows (24 KiB) decoded at a
+// time.
 inline constexpr int64_t kGroupedPartF32 = 128;
 inline constexpr int64_t kGroupedPartBf16 = 256;
 

@@ -18,10 +18,10 @@
 //
 // Each accumulator lane is one output's sum, walked over the inner index in
 // increasing order from zero, one fused multiply-add (f32) or one vdpbf16ps
-// pair (bf16) per step; the inner dimension goes in parts that keep a
-// part's panels in L1 while the tiles sweep the weight rows, the partial
-// sums waiting in the caller's buffer between parts (which changes no
-// result). So an output's bits depend on its input row and weight row
+// pair (bf16) per step; the inner dimension goes in parts, and a part's
+// weight rows are decoded a block of rows at a time, each block multiplied
+// by all the panels while it is in L1; the partial sums wait in the
+// caller's buffer between parts (which changes no result). So an output's bits depend on its input row and weight row
 // only: not on how many rows the expert has, where the row sits among
 // them, the tile shapes, or the thread.
 #include <immintrin.h>
@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "linnet/tensor/bf16_round_avx512.hpp"
 #include "mxfp4_grouped.hpp"
 #include "mxfp4_rows.hpp"
 
@@ -41,7 +42,6 @@ namespace {
 
 int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
 
-#include "bf16_round_avx512.inc"
 #include "mxfp4_decode_avx512.inc"
 
 // The weight rows of a tile for MV panels: NR * MV accumulators, at most 24,
@@ -141,9 +141,23 @@ int panels_in_run(int64_t left) {
   return static_cast<int>(smaller(left, kMaxPanels));
 }
 
-// One item: the tile's weight rows, decoded a part at a time into `part`
-// (outputs x part_length values, so the part's weights are fresh in L2 when
-// the tiles broadcast them), times the expert's panels.
+// How far ahead of the decode the rows' packed bytes are prefetched: a
+// row's part (8 groups) takes some 50 cycles to decode, so 16 rows cover a
+// miss to memory.
+constexpr int64_t kRowsAhead = 16;
+
+// The rows decoded at a time: a multiple of every tile's rows (16, 12, 8,
+// 6), so that only a tile's last block has a narrower tile; 48 rows of a
+// bf16 part are 24 KiB, which stay in L1 while the tiles use them.
+constexpr int64_t kDecodeRows = 48;
+
+// One item: the tile's weight rows times the expert's panels, a part of
+// the inner dimension at a time; each part's rows decoded kDecodeRows at a
+// time into `part` (kDecodeRows x part_length values) and multiplied by
+// every panel before the next block is decoded. (Until 2026-12-02 all 128
+// rows of a part were decoded first, 64 KiB: the decode's stores then went
+// to L2 and the tiles read them back from there; measured, the decode took
+// twice as long.)
 template <class T>
 void tile_product(const Tiles<T>& tiles, int64_t part_length, const GroupedTile& tile, T* part, float* c) {
   const int64_t c_stride = tile.panel_count * kGroupedPanelRows;
@@ -155,35 +169,52 @@ void tile_product(const Tiles<T>& tiles, int64_t part_length, const GroupedTile&
   for (int64_t begin = 0; begin < length; begin += part_length) {
     const int64_t count = smaller(length - begin, part_length);
     const bool last = begin + part_length >= length;
-    for (int64_t row = 0; row < tile.outputs; ++row) {
-      const int64_t group = row * tile.groups + begin / 32;
-      if constexpr (std::is_same_v<T, float>) {
-        decode_groups_f32(tile.blocks + group * 16, tile.scales + group, count / 32, f32_values, part + row * count);
-      } else {
-        decode_groups_bf16(tile.blocks + group * 16, tile.scales + group, count / 32, bf16_values, part + row * count);
-      }
-      // The packed bytes come from memory, a short run per row: the
-      // hardware prefetcher does not follow 128 such runs, so the row's next
-      // part is fetched by hand while this part is multiplied.
-      if (!last) {
-        const uint8_t* next = tile.blocks + (group + part_length / 32) * 16;
-        for (int64_t byte = 0; byte < part_length / 2; byte += 64) {
-          _mm_prefetch(reinterpret_cast<const char*>(next + byte), _MM_HINT_T1);
+    for (int64_t block = 0; block < tile.outputs; block += kDecodeRows) {
+      const int64_t block_rows = smaller(kDecodeRows, tile.outputs - block);
+      for (int64_t row = block; row < block + block_rows; ++row) {
+        const int64_t group = row * tile.groups + begin / 32;
+        // This part of a row kRowsAhead rows on, into L1: the first part of
+        // an item comes from memory (nothing fetched it before), and from a
+        // checkpoint's mapping in 4 KiB pages, whose boundaries the hardware
+        // prefetchers stop at; the later parts come from L2 (below).
+        if (row + kRowsAhead < tile.outputs) {
+          const uint8_t* ahead = tile.blocks + (group + kRowsAhead * tile.groups) * 16;
+          for (int64_t byte = 0; byte < count / 2; byte += 64) {
+            _mm_prefetch(reinterpret_cast<const char*>(ahead + byte), _MM_HINT_T0);
+          }
+          _mm_prefetch(reinterpret_cast<const char*>(ahead + count / 2 - 1), _MM_HINT_T0);
+          _mm_prefetch(reinterpret_cast<const char*>(tile.scales + group + kRowsAhead * tile.groups), _MM_HINT_T0);
         }
-        _mm_prefetch(reinterpret_cast<const char*>(next + part_length / 2 - 1), _MM_HINT_T1);
-        _mm_prefetch(reinterpret_cast<const char*>(tile.scales + group + part_length / 32), _MM_HINT_T1);
+        T* const to = part + (row - block) * count;
+        if constexpr (std::is_same_v<T, float>) {
+          decode_groups_f32(tile.blocks + group * 16, tile.scales + group, count / 32, f32_values, to);
+        } else {
+          decode_groups_bf16(tile.blocks + group * 16, tile.scales + group, count / 32, bf16_values, to);
+        }
+        // The row's next part, into L2 while this part is multiplied: a
+        // short run per row, which the hardware prefetcher does not follow.
+        if (!last) {
+          const uint8_t* next = tile.blocks + (group + part_length / 32) * 16;
+          for (int64_t byte = 0; byte < part_length / 2; byte += 64) {
+            _mm_prefetch(reinterpret_cast<const char*>(next + byte), _MM_HINT_T1);
+          }
+          _mm_prefetch(reinterpret_cast<const char*>(next + part_length / 2 - 1), _MM_HINT_T1);
+          _mm_prefetch(reinterpret_cast<const char*>(tile.scales + group + part_length / 32), _MM_HINT_T1);
+        }
       }
-    }
-    for (int64_t panel = 0; panel < tile.panel_count;) {
-      const int runs = panels_in_run(tile.panel_count - panel);
-      const int rows = kWeightRows[runs];
-      for (int64_t first_output = 0; first_output < tile.outputs; first_output += rows) {
-        const auto nr = static_cast<int>(smaller(rows, tile.outputs - first_output));
-        tiles.table[runs - 1][nr - 1](
-            part + first_output * count, count, panels + panel * panel_stride + begin * kGroupedPanelRows, panel_stride,
-            count, c + first_output * c_stride + panel * kGroupedPanelRows, c_stride, begin == 0);
+      // The block's rows times every panel, while its decoded weights are
+      // fresh in L1.
+      for (int64_t panel = 0; panel < tile.panel_count;) {
+        const int runs = panels_in_run(tile.panel_count - panel);
+        const int rows = kWeightRows[runs];
+        for (int64_t first_output = block; first_output < block + block_rows; first_output += rows) {
+          const auto nr = static_cast<int>(smaller(rows, block + block_rows - first_output));
+          tiles.table[runs - 1][nr - 1](part + (first_output - block) * count, count,
+                                        panels + panel * panel_stride + begin * kGroupedPanelRows, panel_stride, count,
+                                        c + first_output * c_stride + panel * kGroupedPanelRows, c_stride, begin == 0);
+        }
+        panel += runs;
       }
-      panel += runs;
     }
   }
 }
@@ -281,7 +312,7 @@ void grouped_scatter_avx512(const float* c, int64_t c_stride, int64_t outputs, c
         const int64_t at = offsets[first + row] + o;
         if (y.bf16 != nullptr) {
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(y.bf16 + at),
-                              round_to_bf16_bits(_mm512_castsi512_ps(block[row])));
+                              tensor::avx512::round_to_bf16_bits(_mm512_castsi512_ps(block[row])));
         } else {
           _mm512_storeu_si512(y.f32 + at, block[row]);
         }
@@ -293,7 +324,7 @@ void grouped_scatter_avx512(const float* c, int64_t c_stride, int64_t outputs, c
       for (int64_t o = whole; o < outputs; ++o) {
         const float value = c[o * c_stride + first + row];
         if (y.bf16 != nullptr) {
-          y.bf16[at + o] = _mm256_extract_epi16(round_to_bf16_bits(_mm512_set1_ps(value)), 0);
+          y.bf16[at + o] = _mm256_extract_epi16(tensor::avx512::round_to_bf16_bits(_mm512_set1_ps(value)), 0);
         } else {
           y.f32[at + o] = value;
         }

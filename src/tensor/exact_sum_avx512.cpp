@@ -1,8 +1,8 @@
 // The AVX-512 forms of the exact bf16 sums' steps and packing
 // (exact_sum_internal.hpp): 64 outputs in four zmm registers, the bf16
 // rounding done on the f32 bits exactly as float_to_bf16_bits does it
-// (nearest even; NaN kept, made quiet). Compiled with -mavx512f/bw/vl;
-// called only when the CPU has them.
+// (nearest even; NaN kept, made quiet: linnet/tensor/bf16_round_avx512.hpp).
+// Compiled with -mavx512f/bw/vl; called only when the CPU has them.
 // g++ 12's AVX-512 intrinsics trip -Wuninitialized in their own header.
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
@@ -11,21 +11,10 @@
 #include <cmath>
 
 #include "exact_sum_internal.hpp"
+#include "linnet/tensor/bf16_round_avx512.hpp"
 
 namespace linnet::tensor::detail {
 namespace {
-
-inline __m512 round_to_bf16(__m512 value) {
-  const __m512i bits = _mm512_castps_si512(value);
-  const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
-  const __m512i magnitude = _mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF));
-  const __mmask16 nan = _mm512_cmpgt_epu32_mask(magnitude, _mm512_set1_epi32(0x7F800000));
-  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-  const __m512i rounded =
-      _mm512_and_si512(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))), high);
-  const __m512i quiet = _mm512_and_si512(_mm512_or_si512(bits, _mm512_set1_epi32(0x00400000)), high);
-  return _mm512_castsi512_ps(_mm512_mask_blend_epi32(nan, rounded, quiet));
-}
 
 // The same rounding for a value that is not NaN, or is x86's default NaN
 // 0xFFC00000 (whose low half is zero, so adding 0x7FFF changes nothing
@@ -97,7 +86,7 @@ inline void exact_steps(float* acc, const uint16_t* a, const float* tile, int64_
 
 void exact_steps_avx512(float* acc, const uint16_t* a, const float* tile, int64_t count) {
   static_assert(kExactTileOutputs == 64, "four registers of 16 outputs");
-  exact_steps<round_to_bf16>(acc, a, tile, count);
+  exact_steps<avx512::round_to_bf16>(acc, a, tile, count);
 }
 
 void exact_steps_avx512_no_nan(float* acc, const uint16_t* a, const float* tile, int64_t count) {
