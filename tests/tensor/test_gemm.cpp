@@ -484,23 +484,33 @@ float avx512_one_row_sum(const float* x, const float* w, int64_t inner) {
 // prefetch ahead of the tile (and into the next tile's rows); none of that
 // may change a bit. On the AVX-512F path the order of every sum is known,
 // so each output is held to that order exactly, across many tiles and
-// blocks, with 1 and 2 threads, f32 and bf16 weights.
-TEST_CASE("one-row products on the AVX-512F path sum in their documented order", "[gemm][threads]") {
+// blocks, with 1 and 2 threads, f32 and bf16 weights, for one x row and
+// for two (the tiles of one and of two x rows both stream w): inner sizes
+// of one element, one short of, at and one past the 16-lane step and a
+// 64-byte line of bf16 (32), and long rows off every step and line.
+TEST_CASE("one- and two-row products on the AVX-512F path sum in their documented order", "[gemm][threads]") {
   if (!gemm::isa_supported(Isa::Avx512)) return;
   ForcedPath forced(Isa::Avx512);
   std::mt19937 rng(14);
   const int threads_before = linnet::tensor::num_threads();
-  for (const Size& size : {Size{1, 301, 1703}, Size{1, 1000, 4100}, Size{1, 97, 530}, Size{1, 13, 15}}) {
-    const Matrix x = random_matrix(rng, 1, size.inner, 0);
-    const Matrix w = random_matrix(rng, size.outputs, size.inner, 0);
-    std::vector<float> expected(static_cast<size_t>(size.outputs));
-    for (int64_t o = 0; o < size.outputs; ++o) {
-      expected[static_cast<size_t>(o)] = avx512_one_row_sum(x.f32.data(), w.f32.data() + o * w.stride, size.inner);
+  for (const Size& size : {Size{1, 301, 1703}, Size{1, 1000, 4100}, Size{1, 97, 530}, Size{1, 13, 15}, Size{2, 29, 1},
+                           Size{2, 7, 16}, Size{1, 7, 17}, Size{2, 13, 31}, Size{1, 6, 32}, Size{2, 11, 33},
+                           Size{2, 301, 1703}, Size{2, 1000, 4100}}) {
+    // Padding between rows (NaN): a kernel that reads past a row poisons its sum.
+    const Matrix x = random_matrix(rng, size.rows, size.inner, 3);
+    const Matrix w = random_matrix(rng, size.outputs, size.inner, 5);
+    std::vector<float> expected(static_cast<size_t>(size.rows * size.outputs));
+    for (int64_t r = 0; r < size.rows; ++r) {
+      for (int64_t o = 0; o < size.outputs; ++o) {
+        expected[static_cast<size_t>(r * size.outputs + o)] =
+            avx512_one_row_sum(x.f32.data() + r * x.stride, w.f32.data() + o * w.stride, size.inner);
+      }
     }
     for (const int threads : {1, 2}) {
       linnet::tensor::set_num_threads(threads);
       for (const bool w_bf16 : {false, true}) {
-        INFO(size.outputs << " x " << size.inner << ", " << threads << " threads, w " << (w_bf16 ? "bf16" : "f32"));
+        INFO(size.rows << " x " << size.outputs << " x " << size.inner << ", " << threads << " threads, w "
+                       << (w_bf16 ? "bf16" : "f32"));
         REQUIRE(same_bits(product(x, false, w, w_bf16, size.outputs), expected));
       }
     }
