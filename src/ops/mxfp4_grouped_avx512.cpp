@@ -21,9 +21,10 @@
 // pair (bf16) per step; the inner dimension goes in parts, and a part's
 // weight rows are decoded a block of rows at a time, each block multiplied
 // by all the panels while it is in L1; the partial sums wait in the
-// caller's buffer between parts (which changes no result). So an output's bits depend on its input row and weight row
-// only: not on how many rows the expert has, where the row sits among
-// them, the tile shapes, or the thread.
+// caller's buffer between parts (which changes no result). So an output's
+// bits depend on its input row and weight row only: not on how many rows
+// the expert has, where the row sits among them, the tile shapes, or the
+// thread.
 #include <immintrin.h>
 
 #include <cstdint>
