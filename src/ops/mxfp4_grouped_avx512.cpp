@@ -152,6 +152,19 @@ constexpr int64_t kRowsAhead = 16;
 // bf16 part are 24 KiB, which stay in L1 while the tiles use them.
 constexpr int64_t kDecodeRows = 48;
 
+// Asks for `groups` packed groups of a row from group `first` on (16 bytes
+// each, a prefetch per cache line and one for the last byte) and for the
+// first group's scale, into the cache level `Hint` names.
+template <auto Hint>
+void prefetch_groups(const GroupedTile& tile, int64_t first, int64_t groups) {
+  const uint8_t* bytes = tile.blocks + first * 16;
+  for (int64_t byte = 0; byte < groups * 16; byte += 64) {
+    _mm_prefetch(reinterpret_cast<const char*>(bytes + byte), Hint);
+  }
+  _mm_prefetch(reinterpret_cast<const char*>(bytes + groups * 16 - 1), Hint);
+  _mm_prefetch(reinterpret_cast<const char*>(tile.scales + first), Hint);
+}
+
 // One item: the tile's weight rows times the expert's panels, a part of
 // the inner dimension at a time; each part's rows decoded kDecodeRows at a
 // time into `part` (kDecodeRows x part_length values) and multiplied by
@@ -179,12 +192,7 @@ void tile_product(const Tiles<T>& tiles, int64_t part_length, const GroupedTile&
         // checkpoint's mapping in 4 KiB pages, whose boundaries the hardware
         // prefetchers stop at; the later parts come from L2 (below).
         if (row + kRowsAhead < tile.outputs) {
-          const uint8_t* ahead = tile.blocks + (group + kRowsAhead * tile.groups) * 16;
-          for (int64_t byte = 0; byte < count / 2; byte += 64) {
-            _mm_prefetch(reinterpret_cast<const char*>(ahead + byte), _MM_HINT_T0);
-          }
-          _mm_prefetch(reinterpret_cast<const char*>(ahead + count / 2 - 1), _MM_HINT_T0);
-          _mm_prefetch(reinterpret_cast<const char*>(tile.scales + group + kRowsAhead * tile.groups), _MM_HINT_T0);
+          prefetch_groups<_MM_HINT_T0>(tile, group + kRowsAhead * tile.groups, count / 32);
         }
         T* const to = part + (row - block) * count;
         if constexpr (std::is_same_v<T, float>) {
@@ -194,14 +202,7 @@ void tile_product(const Tiles<T>& tiles, int64_t part_length, const GroupedTile&
         }
         // The row's next part, into L2 while this part is multiplied: a
         // short run per row, which the hardware prefetcher does not follow.
-        if (!last) {
-          const uint8_t* next = tile.blocks + (group + part_length / 32) * 16;
-          for (int64_t byte = 0; byte < part_length / 2; byte += 64) {
-            _mm_prefetch(reinterpret_cast<const char*>(next + byte), _MM_HINT_T1);
-          }
-          _mm_prefetch(reinterpret_cast<const char*>(next + part_length / 2 - 1), _MM_HINT_T1);
-          _mm_prefetch(reinterpret_cast<const char*>(tile.scales + group + part_length / 32), _MM_HINT_T1);
-        }
+        if (!last) prefetch_groups<_MM_HINT_T1>(tile, group + part_length / 32, part_length / 32);
       }
       // The block's rows times every panel, while its decoded weights are
       // fresh in L1.
