@@ -5,7 +5,12 @@
 // the process (CLOCK_PROCESS_CPUTIME_ID), best of the runs: a busy
 // neighbour on a shared machine inflates wall time far more. Run with
 // OMP_NUM_THREADS=1 for one core's figures.
-// Usage: bench_grouped [--runs N] [--tokens T]
+// With --items: instead, one work item of the packed bf16 kernel (128
+// weight rows of 2880 values, decode and tiles) on 1 to 8 panels of 16
+// rows, repeated on the same data (its weights and panels then come from
+// L2, as an expert's panels do in a prompt), so that the time per panel
+// (the tiles) and the rest (the decode) can be told apart.
+// Usage: bench_grouped [--runs N] [--tokens T] [--items]
 #include <omp.h>
 #include <time.h>
 
@@ -42,22 +47,68 @@ double best_cpu_seconds(int runs, const std::function<void()>& body) {
   return best;
 }
 
+// One item of the packed bf16 kernel per panel count: seconds per item
+// (best of `runs` batches of `repeats`), and the tiles' GFLOP/s on the rows
+// they multiply if the item's time beyond the tiles is the 4-panel and
+// 8-panel items' common part (both run only 6 x 4 tiles).
+int bench_items(int runs) {
+  using namespace linnet::ops::detail;
+  const int64_t groups = 90, length = groups * 32, outputs = kGroupedTileOutputs, most_panels = 8;
+  std::mt19937 random(11);
+  std::uniform_int_distribution<int> any_byte(0, 255), scale(118, 128);
+  std::uniform_real_distribution<float> signed_unit(-1.0f, 1.0f);
+  std::vector<uint8_t> blocks(static_cast<size_t>(outputs * groups * 16)), scales(static_cast<size_t>(outputs * groups));
+  for (uint8_t& b : blocks) b = static_cast<uint8_t>(any_byte(random));
+  for (uint8_t& s : scales) s = static_cast<uint8_t>(scale(random));
+  std::vector<uint16_t> panels(static_cast<size_t>(most_panels * kGroupedPanelRows * length));
+  for (uint16_t& value : panels) value = linnet::tensor::float_to_bf16_bits(signed_unit(random));
+  std::vector<uint16_t> part(static_cast<size_t>(outputs * kGroupedPartBf16));
+  std::vector<float> c(static_cast<size_t>(outputs * most_panels * kGroupedPanelRows));
+  const int repeats = 200;
+  double seconds[most_panels + 1] = {};
+  std::printf("one bf16 item (%ld weight rows x %ld), CPU seconds per item, best of %d x %d\n", long(outputs),
+              long(length), runs, repeats);
+  std::printf("%6s %12s %14s\n", "panels", "us per item", "GFLOP/s rows");
+  for (int64_t count = 1; count <= most_panels; ++count) {
+    const GroupedTile tile{blocks.data(), scales.data(), groups, outputs, panels.data(), count};
+    seconds[count] = best_cpu_seconds(runs, [&] {
+      for (int r = 0; r < repeats; ++r) grouped_tile_avx512bf16(tile, part.data(), c.data());
+    }) / repeats;
+    const double flops = 2.0 * static_cast<double>(count * kGroupedPanelRows * outputs * length);
+    std::printf("%6ld %12.2f %14.1f\n", long(count), seconds[count] * 1e6, flops / seconds[count] / 1e9);
+  }
+  // t(P) = rest + P * per_panel for the 6 x 4 tiles (P = 4, 8).
+  const double per_panel = (seconds[8] - seconds[4]) / 4, rest = seconds[4] - 4 * per_panel;
+  const double panel_flops = 2.0 * static_cast<double>(kGroupedPanelRows * outputs * length);
+  std::printf("6 x 4 tiles: %.2f us per panel (%.1f GFLOP/s), the rest (decode) %.2f us per item\n",
+              per_panel * 1e6, panel_flops / per_panel / 1e9, rest * 1e6);
+  for (int64_t count = 1; count <= 3; ++count) {
+    std::printf("%ld panel(s) less the rest: %.1f GFLOP/s\n", long(count),
+                count * panel_flops / (seconds[count] - rest) / 1e9);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int runs = 5;
   int64_t tokens = 512;
+  bool items = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--runs" && i + 1 < argc) {
       runs = std::atoi(argv[++i]);
     } else if (arg == "--tokens" && i + 1 < argc) {
       tokens = std::atoll(argv[++i]);
+    } else if (arg == "--items") {
+      items = true;
     } else {
-      std::fprintf(stderr, "usage: bench_grouped [--runs N] [--tokens T]\n");
+      std::fprintf(stderr, "usage: bench_grouped [--runs N] [--tokens T] [--items]\n");
       return 2;
     }
   }
+  if (items) return bench_items(runs);
   const int64_t experts = 32, top_k = 4, groups = 90, length = groups * 32;
   std::mt19937 random(7);
   std::uniform_int_distribution<int> any_byte(0, 255), scale(118, 128);

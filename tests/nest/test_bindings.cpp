@@ -1,9 +1,14 @@
 // bindings.json, the check of a manifest against a checkpoint (every problem
 // at once), and the parameter source: zero-copy borrowing, exact widening,
-// and tensors of layers a truncated run never touches.
+// tensors of layers a truncated run never touches, and the 2 MiB page hint
+// on packed u8 weights.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <optional>
 
 #include "linnet/nest/bindings.hpp"
@@ -255,4 +260,66 @@ TEST_CASE("a checkpoint that does not fit the card fails before anything is inst
   }
   CHECK(binding_errors > 5);
   CHECK(session.render_diagnostics().find("do not bind to the checkpoint") != std::string::npos);
+}
+
+namespace {
+
+// The flags (`VmFlags` of /proc/self/smaps) of the mapping holding `address`;
+// empty where the system has no such file.
+std::string mapping_flags(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto target = reinterpret_cast<uintptr_t>(address);
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 && line.find('-') < line.find(' ')) {
+      inside = target >= begin && target < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+bool has_flag(const std::string& flags, const std::string& flag) {
+  return (flags + " ").find(" " + flag + " ") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("packed u8 weights borrowed from a mapped file are hinted to 2 MiB pages", "[nest][bindings]") {
+  // Only where Linux reports mapping flags and has transparent huge pages.
+  if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled") ||
+      mapping_flags(reinterpret_cast<const void*>(&mapping_flags)).empty()) {
+    WARN("skipped: no /proc/self/smaps flags or no transparent huge pages");
+    return;
+  }
+  // A 6 MiB u8 tensor, then an 8 MiB bf16 one: the u8 bytes widened to
+  // whole 2 MiB units end at least 2 MiB before the bf16 tensor's last byte.
+  const size_t u8_bytes = size_t{6} << 20, bf16_bytes_count = size_t{8} << 20;
+  const linnet::nest::testing::TempDir dir;
+  const std::string path = dir.write(
+      "model.safetensors",
+      well_formed({
+          {"blocks", "U8", {static_cast<int64_t>(u8_bytes)}, counting_bytes(u8_bytes)},
+          {"head", "BF16", {static_cast<int64_t>(bf16_bytes_count / 2)}, std::vector<std::byte>(bf16_bytes_count)},
+      }));
+  const nest::Checkpoint checkpoint = nest::Checkpoint::open(path);
+  const nest::Bindings bindings(std::map<std::string, std::string>{{"experts.blocks", "blocks"}, {"lm.head", "head"}});
+  nest::CheckpointParameterSource source(checkpoint, bindings);
+  const std::byte* head_end = checkpoint.find("head")->bytes.data() + bf16_bytes_count - 1;
+  CHECK_FALSE(has_flag(mapping_flags(head_end), "hg"));
+
+  const auto blocks = source.fetch(
+      {"experts.blocks", eval::ParameterKind::Param, DType::U8, {static_cast<int64_t>(u8_bytes)}, false});
+  const auto head = source.fetch(
+      {"lm.head", eval::ParameterKind::Param, DType::BF16, {static_cast<int64_t>(bf16_bytes_count / 2)}, false});
+  REQUIRE(blocks);
+  REQUIRE(head);
+  CHECK(blocks->raw_data() == static_cast<const void*>(checkpoint.find("blocks")->bytes.data()));  // borrowed
+  const auto* first = static_cast<const std::byte*>(blocks->raw_data());
+  CHECK(has_flag(mapping_flags(first), "hg"));
+  CHECK(has_flag(mapping_flags(first + u8_bytes - 1), "hg"));
+  CHECK_FALSE(has_flag(mapping_flags(head_end), "hg"));  // other dtypes keep 4 KiB pages
 }
