@@ -121,16 +121,19 @@ namespace {
 // every expert's weights whole, in rows whose parts are far apart, so a
 // 4 KiB mapping costs a page-table walk for every few rows; measured on a
 // GPT-OSS prefill, the first part of each expert tile then waited ~1,000+
-// cycles per row on its page, against ~130 in 2 MiB pages (docs/performance.md,
-// "The expert weights in 2 MiB pages"). The range is widened to whole 2 MiB
-// units so that each unit lies inside one hinted mapping (a huge page must);
-// the hint takes effect for pages read into the page cache through this
-// mapping afterwards, and failure is harmless (no bits depend on it).
+// cycles per row on its page, against ~130 in 2 MiB pages
+// (docs/performance.md, "Where an item's decode waits: the expert weights'
+// pages"). Only the whole 2 MiB units inside the tensor are marked, as
+// release_mapped_pages keeps to whole pages: a unit rounded outward could
+// reach past the file's mapping into memory that is not ours, and a huge
+// page needs its whole unit in one hinted mapping anyway. The hint takes
+// effect for pages read into the page cache through this mapping
+// afterwards, and failure is harmless (no bits depend on it).
 void hint_huge_pages(std::span<const std::byte> bytes) {
 #ifdef MADV_HUGEPAGE
   constexpr uintptr_t huge = uintptr_t{1} << 21;
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(bytes.data()) / huge * huge;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size() + huge - 1) / huge * huge;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + huge - 1) / huge * huge;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) / huge * huge;
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 #else
   (void)bytes;
