@@ -102,6 +102,20 @@ std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::Paramet
   return problems;
 }
 
+namespace {
+
+// Gives the kernel `advice` for the `unit`-aligned units that lie wholly
+// inside `bytes`. A unit only partly the tensor's is left alone: rounded
+// outward, the first or last one could reach past the file's mapping into
+// memory that is not ours, or drop pages a neighbouring tensor still reads.
+void advise_whole_units(std::span<const std::byte> bytes, uintptr_t unit, int advice) {
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + unit - 1) / unit * unit;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) / unit * unit;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, advice);
+}
+
+}  // namespace
+
 // Tells the kernel that the mapped pages of a tensor just copied will not
 // be read again, so that a widened checkpoint does not also stay resident
 // in its stored form. The mapping is private and read-only: dropping its
@@ -109,9 +123,7 @@ std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::Paramet
 // file). Only whole pages inside the tensor are released.
 void release_mapped_pages(std::span<const std::byte> bytes) {
   static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + page - 1) / page * page;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) / page * page;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  advise_whole_units(bytes, page, MADV_DONTNEED);
 }
 
 namespace {
@@ -123,18 +135,13 @@ namespace {
 // GPT-OSS prefill, the first part of each expert tile then waited ~1,000+
 // cycles per row on its page, against ~130 in 2 MiB pages
 // (docs/performance.md, "Where an item's decode waits: the expert weights'
-// pages"). Only the whole 2 MiB units inside the tensor are marked, as
-// release_mapped_pages keeps to whole pages: a unit rounded outward could
-// reach past the file's mapping into memory that is not ours, and a huge
-// page needs its whole unit in one hinted mapping anyway. The hint takes
+// pages"). Only the whole 2 MiB units inside the tensor are marked (a huge
+// page needs its whole unit in one hinted mapping anyway). The hint takes
 // effect for pages read into the page cache through this mapping
 // afterwards, and failure is harmless (no bits depend on it).
 void hint_huge_pages(std::span<const std::byte> bytes) {
 #ifdef MADV_HUGEPAGE
-  constexpr uintptr_t huge = uintptr_t{1} << 21;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + huge - 1) / huge * huge;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) / huge * huge;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  advise_whole_units(bytes, uintptr_t{1} << 21, MADV_HUGEPAGE);
 #else
   (void)bytes;
 #endif
