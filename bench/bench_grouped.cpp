@@ -47,6 +47,21 @@ double best_cpu_seconds(int runs, const std::function<void()>& body) {
   return best;
 }
 
+// Random MXFP4 weights of `rows` rows of `groups` groups: any code bytes,
+// scales near 2^0 (118-128) so that sums stay finite.
+struct PackedWeights {
+  std::vector<uint8_t> blocks, scales;
+};
+
+PackedWeights random_packed(int64_t rows, int64_t groups, std::mt19937& random) {
+  std::uniform_int_distribution<int> any_byte(0, 255), scale(118, 128);
+  PackedWeights weights{std::vector<uint8_t>(static_cast<size_t>(rows * groups * 16)),
+                        std::vector<uint8_t>(static_cast<size_t>(rows * groups))};
+  for (uint8_t& b : weights.blocks) b = static_cast<uint8_t>(any_byte(random));
+  for (uint8_t& s : weights.scales) s = static_cast<uint8_t>(scale(random));
+  return weights;
+}
+
 // One item of the packed bf16 kernel per panel count: seconds per item
 // (best of `runs` batches of `repeats`), and the tiles' GFLOP/s on the rows
 // they multiply if the item's time beyond the tiles is the 4-panel and
@@ -55,11 +70,8 @@ int bench_items(int runs) {
   using namespace linnet::ops::detail;
   const int64_t groups = 90, length = groups * 32, outputs = kGroupedTileOutputs, most_panels = 8;
   std::mt19937 random(11);
-  std::uniform_int_distribution<int> any_byte(0, 255), scale(118, 128);
   std::uniform_real_distribution<float> signed_unit(-1.0f, 1.0f);
-  std::vector<uint8_t> blocks(static_cast<size_t>(outputs * groups * 16)), scales(static_cast<size_t>(outputs * groups));
-  for (uint8_t& b : blocks) b = static_cast<uint8_t>(any_byte(random));
-  for (uint8_t& s : scales) s = static_cast<uint8_t>(scale(random));
+  const PackedWeights weights = random_packed(outputs, groups, random);
   std::vector<uint16_t> panels(static_cast<size_t>(most_panels * kGroupedPanelRows * length));
   for (uint16_t& value : panels) value = linnet::tensor::float_to_bf16_bits(signed_unit(random));
   std::vector<uint16_t> part(static_cast<size_t>(outputs * kGroupedPartBf16));
@@ -70,7 +82,7 @@ int bench_items(int runs) {
               long(length), runs, repeats);
   std::printf("%6s %12s %14s\n", "panels", "us per item", "GFLOP/s rows");
   for (int64_t count = 1; count <= most_panels; ++count) {
-    const GroupedTile tile{blocks.data(), scales.data(), groups, outputs, panels.data(), count};
+    const GroupedTile tile{weights.blocks.data(), weights.scales.data(), groups, outputs, panels.data(), count};
     seconds[count] = best_cpu_seconds(runs, [&] {
       for (int r = 0; r < repeats; ++r) grouped_tile_avx512bf16(tile, part.data(), c.data());
     }) / repeats;
@@ -111,7 +123,6 @@ int main(int argc, char** argv) {
   if (items) return bench_items(runs);
   const int64_t experts = 32, top_k = 4, groups = 90, length = groups * 32;
   std::mt19937 random(7);
-  std::uniform_int_distribution<int> any_byte(0, 255), scale(118, 128);
   std::uniform_real_distribution<float> signed_unit(-1.0f, 1.0f);
   // Each token chooses 4 distinct experts uniformly.
   std::vector<int64_t> chosen;
@@ -129,11 +140,8 @@ int main(int argc, char** argv) {
   std::printf("%-22s %-5s %10s %9s %10s %9s %8s\n", "product", "T", "gemm s", "GFLOP/s", "packed s", "GFLOP/s",
               "speed-up");
   for (const int64_t rows : {int64_t{5760}, int64_t{2880}}) {
-    std::vector<uint8_t> blocks(static_cast<size_t>(experts * rows * groups * 16)), scales(
-        static_cast<size_t>(experts * rows * groups));
-    for (uint8_t& b : blocks) b = static_cast<uint8_t>(any_byte(random));
-    for (uint8_t& s : scales) s = static_cast<uint8_t>(scale(random));
-    const linnet::ops::Mxfp4Experts weights{blocks, scales, experts, rows, groups};
+    const PackedWeights packed = random_packed(experts * rows, groups, random);
+    const linnet::ops::Mxfp4Experts weights{packed.blocks, packed.scales, experts, rows, groups};
     const double flops = 2.0 * static_cast<double>(tokens * top_k * rows * length);
     std::vector<float> out(static_cast<size_t>(tokens * top_k * rows));
     std::vector<uint16_t> out_bf16(out.size());
