@@ -111,10 +111,17 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
   const auto input_of = [&](int64_t slot) {
     return x + (slot / choice.slots) * layout.row_stride + (slot % choice.slots) * layout.slot_stride;
   };
-  // One work item per (chosen expert, run of kRunRows output rows): enough
-  // items to balance two threads on one token's four experts, long enough
-  // runs to keep the vector kernel in its four-row tiles.
+  // One work item per (chosen expert, run of kRunRows output rows): long
+  // enough runs to keep the vector kernel in its four-row tiles. Threads
+  // take kItemsPerTake consecutive items at a time: the kernel prefetches
+  // the rows after its run (`rows_after`), which are the next item's; when
+  // another thread had already taken that item, its first tile started on
+  // rows not yet fetched, and a decode step's expert calls took 1.25x as
+  // long on two threads as with takes of 8 (docs/performance.md, "Runs of
+  // rows taken eight at a time"). 8 still leaves one token's four experts
+  // 90-180 takes to balance between the threads.
   constexpr int64_t kRunRows = 16;
+  constexpr int kItemsPerTake = 8;
   const int64_t runs = (out_rows + kRunRows - 1) / kRunRows;
   const int64_t items = static_cast<int64_t>(chosen.size()) * runs;
   int64_t most_slots = 0;
@@ -128,7 +135,7 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
     std::vector<float> panel(vector_kernel && most_slots > 1 ? kRunRows * length : 0);
     std::vector<const float*> inputs(static_cast<size_t>(most_slots));
     std::vector<float*> outputs(static_cast<size_t>(most_slots));
-#pragma omp for schedule(dynamic)
+#pragma omp for schedule(dynamic, kItemsPerTake)
     for (int64_t item = 0; item < items; ++item) {
       const int64_t expert = chosen[item / runs];
       const int64_t first_row = (item % runs) * kRunRows;
