@@ -1,6 +1,7 @@
 // Shared pieces of the commands that load a card (see run_support.hpp).
 #include "run_support.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -187,6 +188,32 @@ int write_outputs(const std::string& path, const std::vector<std::pair<std::stri
   return 0;
 }
 
+namespace {
+
+// Where the calls' time went: the wall time of each op's native kernels
+// over every call so far, the largest first (what is left of the calls'
+// time is the interpreter, op bodies and the work between kernels).
+std::string describe_kernel_time(const eval::ExecutionStats& stats) {
+  std::vector<std::pair<std::string, eval::OpCounts>> ops;
+  double kernel_seconds = 0;
+  for (const auto& [name, counts] : stats) {
+    if (counts.native == 0) continue;
+    ops.emplace_back(name, counts);
+    kernel_seconds += counts.native_seconds;
+  }
+  if (ops.empty()) return "";
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const auto& a, const auto& b) { return a.second.native_seconds > b.second.native_seconds; });
+  std::string text = "  native kernel time " + call_seconds_text(kernel_seconds) + " s over all calls, by op:\n";
+  for (const auto& [name, counts] : ops) {
+    text += "    " + name + " " + call_seconds_text(counts.native_seconds) + " s in " + std::to_string(counts.native) +
+            (counts.native == 1 ? " call\n" : " calls\n");
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string describe_stats(const nest::Session& session, const std::vector<std::pair<std::string, double>>& calls) {
   const nest::LoadTimes& times = session.load_times();
   std::string text = "stats:\n";
@@ -204,6 +231,7 @@ std::string describe_stats(const nest::Session& session, const std::vector<std::
   }
   text += "  op calls " + std::to_string(native_calls + body_calls) + " (" + std::to_string(native_calls) +
           " native, " + std::to_string(body_calls) + " bodies)\n";
+  text += describe_kernel_time(session.interpreter().stats());
   const size_t resident = nest::peak_resident_bytes();
   const size_t tensors = tensor::peak_bytes();
   text += "  peak resident memory " + nest::format_bytes(static_cast<double>(resident)) + " (" +

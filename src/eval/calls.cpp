@@ -5,6 +5,7 @@
 // argument and the result against the declared types, and running the body
 // (or, for an `op`, a native implementation the dispatcher offers).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 #include "evaluator.hpp"
@@ -13,6 +14,13 @@
 namespace linnet::eval {
 
 namespace {
+
+// One native run of an op that began at `started`: counted, and its wall
+// time added (two clock reads, against the microseconds an op call costs).
+void count_native(OpCounts& counts, std::chrono::steady_clock::time_point started) {
+  ++counts.native;
+  counts.native_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
 
 // Same storage, dtype and view: restoring one from the other changes nothing.
 bool same_view(const Tensor& a, const Tensor& b) {
@@ -311,16 +319,18 @@ Value Evaluator::invoke(const Module* module, const ast::FunctionItem& function,
       // references this call makes (the parameters are declared only for
       // the body), and the overwritten slot lets go of its own.
       SlotRelease release(dead_slot, values);
+      const auto started = std::chrono::steady_clock::now();
       if (std::optional<Value> result = options.dispatcher->try_native(native)) {
         release.keep_released();
-        ++stats[qualified].native;
+        count_native(stats[qualified], started);
         return check_result(std::move(*result), call_site);
       }
     }
     declare_parameters();
     if (function.kernel && options.run_kernels && options.numerics != NumericsPolicy::Exact) {
+      const auto started = std::chrono::steady_clock::now();
       if (std::optional<Value> result = run_bound_kernel(module, function, callee, values, call_site)) {
-        ++stats[qualified].native;
+        count_native(stats[qualified], started);
         return check_result(std::move(*result), call_site);
       }
     }

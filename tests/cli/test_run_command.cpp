@@ -3,6 +3,9 @@
 // statuses (0 ok, 1 problems with the input, 2 a bad command line).
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
 
 #include "cli_test_util.hpp"
 #include "linnet/nest/inputs.hpp"
@@ -61,6 +64,24 @@ TEST_CASE("linnet run: forward on a golden checkpoint, written to .npz", "[cli][
   CHECK(contains(outcome.out, "[0, 15] top-5:"));
   CHECK(contains(outcome.out, "peak resident memory"));
   CHECK(contains(outcome.out, "call forward"));
+  // The kernels' time by op, the largest first: every native op of the
+  // forward with its number of runs (2 layers of 7 products and the head).
+  const size_t kernels = outcome.out.find("  native kernel time ");
+  REQUIRE(kernels != std::string::npos);
+  std::istringstream lines(outcome.out.substr(outcome.out.find('\n', kernels) + 1));
+  std::map<std::string, std::string> runs_by_op;
+  double previous_seconds = 1e30;
+  for (std::string line; std::getline(lines, line) && line.rfind("    ", 0) == 0;) {
+    std::istringstream fields(line);
+    std::string op, seconds, unit, in, runs;
+    fields >> op >> seconds >> unit >> in >> runs;
+    CHECK(std::stod(seconds) <= previous_seconds);
+    previous_seconds = std::stod(seconds);
+    runs_by_op[op] = runs;
+  }
+  CHECK(runs_by_op["std.nn.linear::linear"] == "15");
+  CHECK(runs_by_op["std.nn.embedding::embedding"] == "1");
+  CHECK(runs_by_op.count("std.nn.norm::rms_norm") == 1);
   const auto arrays = linnet::tensor::read_npz(out);
   REQUIRE(arrays.count("forward") == 1);
   const double difference = nest_test::max_abs_difference(linnet::nest::tensor_from_npy(arrays.at("forward")),

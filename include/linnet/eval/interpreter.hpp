@@ -97,10 +97,13 @@ struct EntryInputs {
   std::map<std::string, std::string> origins;
 };
 
-// How often each op ran natively and as its body (for `explain`).
+// How often each op ran natively and as its body (for `explain`), and the
+// wall time its native kernels took (for `--stats`: where a call's time
+// goes; a body's time is not measured, its own ops' kernels are).
 struct OpCounts {
   int64_t native = 0;
   int64_t body = 0;
+  double native_seconds = 0;
 };
 using ExecutionStats = std::map<std::string, OpCounts>;  // qualified op name -> counts
 
