@@ -3,8 +3,11 @@
 // once) for any shape, strided inputs, overflowing exponentials, NaN and
 // infinities, and with any number of threads. Both ops go through the same
 // checks below, parameterised by the op's name.
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "linnet/tensor/threading.hpp"
 #include "test_differential_support.hpp"
@@ -71,6 +74,29 @@ TEST_CASE("activation results do not depend on the number of threads", "[differe
       const Tensor two = run_native(call).tensor();
       linnet::tensor::set_num_threads(before);
       require_identical(label(call, type, "1 and 2 threads"), two, one);
+    }
+  }
+}
+
+// Every bf16 value, and every 4096th f32 bit pattern (both signs, every
+// exponent, an odd offset varying the low mantissa bits): on CPUs with
+// AVX-512F the kernels compute expf's steps in vectors (activations_avx512.cpp)
+// and must still give the body's bits, which call the C library's expf.
+TEST_CASE("activations agree with their bodies over every exponent", "[differential][activations]") {
+  std::vector<float> every_bf16(65536);
+  for (uint32_t bits = 0; bits < 65536; ++bits) every_bf16[bits] = std::bit_cast<float>(bits << 16);
+  std::vector<float> spread_f32(uint32_t{1} << 20);
+  for (uint32_t index = 0; index < spread_f32.size(); ++index) {
+    spread_f32[index] = std::bit_cast<float>(index * 4096u + index % 4093u);
+  }
+  for (const std::string& op : kActivations) {
+    for (DType type : {DType::F32, DType::BF16}) {
+      const std::vector<float>& values = type == DType::BF16 ? every_bf16 : spread_f32;
+      const Tensor x = Tensor::from_vector(values, {static_cast<int64_t>(values.size())}).to(type);
+      const OpCall call = activation_call(op, x, type);
+      const Results results = run_both(call);
+      require_identical(label(call, type, type == DType::BF16 ? "every bf16" : "every 4096th f32"), results.native,
+                        results.body);
     }
   }
 }
