@@ -172,3 +172,26 @@ TEST_CASE("fused attention gives the same bits with 1 and 2 threads", "[differen
   require_attention_agreement("paged_attention over pages of 32 shared by rows 0 and 1", results.native, results.body,
                               pool_value);
 }
+
+TEST_CASE("fused attention keeps the body's rows when a key is NaN, seen or hidden", "[differential][attention][tiles]") {
+  for (DType type : {DType::F32, DType::BF16}) {
+    std::mt19937 rng(17);
+    const Case c{1, 4, 2, 5, 70, 8};
+    const Tensor query = random_tensor(rng, {c.batch, c.heads, c.queries, c.head_dim}, type);
+    std::vector<double> key_values = as_doubles(random_tensor(rng, {c.batch, c.kv_heads, c.keys, c.head_dim}, type));
+    // Key 67 of the first key/value head is NaN: past the first tile of 64,
+    // seen by queries 2-4 (causal, the queries at the end of the keys),
+    // hidden from queries 0 and 1, whose rows must stay numbers.
+    key_values[static_cast<size_t>(67 * c.head_dim + 3)] = std::nan("");
+    const std::vector<float> key_floats(key_values.begin(), key_values.end());
+    const Tensor key = Tensor::from_vector(key_floats, {c.batch, c.kv_heads, c.keys, c.head_dim}).to(type);
+    const Tensor value = random_tensor(rng, {c.batch, c.kv_heads, c.keys, c.head_dim}, type);
+    const Tensor mask = bool_tensor(windowed(c.queries, c.keys, 0, -1), {c.queries, c.keys});
+    for (const Value& masking : {Value::some(v(mask)), Value::none()}) {
+      const OpCall call{"std.nn.attention::grouped_attention",
+                        {v(query), v(key), v(value), f32_scalar(kScale), masking}, grouped_generics(c, type)};
+      const Results results = run_both(call);
+      require_attention_agreement(label(call, type, "a NaN key"), results.native, results.body, value);
+    }
+  }
+}
