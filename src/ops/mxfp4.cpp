@@ -123,6 +123,32 @@ void dequantize_all_with(const Mxfp4Experts& weights, const Element (&table)[256
 const float* detail::mxfp4_value_table_f32() { return &value_tables().f32[0][0]; }
 const uint16_t* detail::mxfp4_value_table_bf16() { return &value_tables().bf16[0][0]; }
 
+bool detail::mxfp4_bf16_pairs_safe(const float* values, int64_t length) {
+  for (int64_t i = 0; i < length; ++i) {
+    const uint32_t bits = std::bit_cast<uint32_t>(values[i]);
+    if ((bits & 0xFFFFu) != 0) return false;  // not a bf16 value
+    const float magnitude = std::fabs(values[i]);
+    // NaN fails both comparisons, infinity the second.
+    if (magnitude != 0.0f && !(magnitude >= 0x1p-60f && magnitude <= 0x1p60f)) return false;
+  }
+  return true;
+}
+
+void detail::mxfp4_bf16_pairs(const float* values, int64_t length, uint16_t* pairs) {
+  // Per 16 values (a half of a group), 32 words: word 2j + 1 holds value j
+  // and word 2j value j + 8 (j < 8), so that vdpbf16ps's lane j adds value
+  // j's product and then value j + 8's, the documented lane order; words
+  // 16-31 repeat words 0-15, for the second row of a register.
+  for (int64_t half = 0; half < length / 16; ++half) {
+    const float* from = values + half * 16;
+    uint16_t* to = pairs + half * 32;
+    for (int j = 0; j < 8; ++j) {
+      to[2 * j + 1] = to[16 + 2 * j + 1] = static_cast<uint16_t>(std::bit_cast<uint32_t>(from[j]) >> 16);
+      to[2 * j] = to[16 + 2 * j] = static_cast<uint16_t>(std::bit_cast<uint32_t>(from[j + 8]) >> 16);
+    }
+  }
+}
+
 void Mxfp4Experts::validate() const {
   if (experts <= 0 || rows <= 0 || groups <= 0)
     throw std::invalid_argument("MXFP4 experts " + dims_text(*this) + ": every dimension must be positive");

@@ -129,6 +129,19 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
   const uint8_t* const blocks = weights.blocks.data();
   const uint8_t* const scales = weights.scales.data();
   const int64_t row_bytes = weights.groups * kMxfp4BlockBytes;
+  // An expert with one input (a decode step's) at T = bf16 multiplies with
+  // vdpbf16ps (mxfp4_rows_avx512.cpp) when the input allows it: its bf16
+  // pairs, laid out here once per slot for all of the expert's runs.
+  std::vector<std::vector<uint16_t>> slot_pairs(static_cast<size_t>(slot_count));
+  if (bf16_products && vector_kernel == &detail::mxfp4_rows_avx512) {
+    for (int64_t expert : chosen) {
+      if (start[expert + 1] - start[expert] != 1) continue;
+      const int64_t slot = by_expert[start[expert]];
+      if (!detail::mxfp4_bf16_pairs_safe(input_of(slot), length)) continue;
+      slot_pairs[slot].resize(static_cast<size_t>(length * 2));
+      detail::mxfp4_bf16_pairs(input_of(slot), length, slot_pairs[slot].data());
+    }
+  }
 #pragma omp parallel if (tensor::worth_threads(items * kRunRows * length))
   {
     std::vector<float> row_values(vector_kernel ? 0 : length);
@@ -148,10 +161,12 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
           outputs[index] = y + slot * out_rows + first_row;
         }
         const int64_t first = expert * out_rows + first_row;
+        const std::vector<uint16_t>& pairs = slot_pairs[by_expert[start[expert]]];
         vector_kernel(detail::Mxfp4Rows{blocks + first * row_bytes, scales + first * weights.groups, weights.groups,
                                         run_rows, detail::mxfp4_value_table_f32(), inputs.data(), outputs.data(),
                                         count, panel.empty() ? nullptr : panel.data(),
-                                        out_rows - first_row - run_rows});
+                                        out_rows - first_row - run_rows,
+                                        count == 1 && !pairs.empty() ? pairs.data() : nullptr});
         continue;
       }
       for (int64_t out_row = first_row; out_row < first_row + run_rows; ++out_row) {

@@ -32,7 +32,21 @@ struct Mxfp4Rows {
   // Rows of the same expert after these (the caller's next run): a kernel
   // may prefetch into them, never past them.
   int64_t rows_after = 0;
+  // The one input's values as bf16 pairs (mxfp4_bf16_pairs), or null. Given
+  // only with input_count 1 and an input that mxfp4_bf16_pairs_safe passed:
+  // mxfp4_rows_avx512 then multiplies with vdpbf16ps where the CPU has
+  // AVX512-BF16, with the same bits.
+  const uint16_t* input_pairs = nullptr;
 };
+
+// Whether `length` values can take the bf16 dot-product kernel: each a bf16
+// value (its f32 bits' lower half zero) that is zero or of magnitude in
+// [2^-60, 2^60] (so no product or partial sum is subnormal or overflows:
+// mxfp4_rows_avx512.cpp). Plain code, callable on any CPU.
+bool mxfp4_bf16_pairs_safe(const float* values, int64_t length);
+// `length` (a multiple of 32) such values laid out for that kernel:
+// length * 2 words (see mxfp4_rows_avx512.cpp). Plain code.
+void mxfp4_bf16_pairs(const float* values, int64_t length, uint16_t* pairs);
 
 // The f32 value of every (scale byte, code): [256][16], made once.
 const float* mxfp4_value_table_f32();

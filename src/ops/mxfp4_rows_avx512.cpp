@@ -146,6 +146,131 @@ LINNET_VBMI void paired_rows(const Mxfp4Rows& p, int64_t first_row) {
   }
 }
 
+// --- two rows per zmm register, multiplied by vdpbf16ps ---------------------
+//
+// For one bf16 input (a T = bf16 decode step), on CPUs with AVX512-BF16:
+// the same two rows per register, but the 32 values of a group are looked
+// up as bf16 (the table's values have at most two significant bits, so
+// their bf16 bits are exact) and multiplied in pairs by vdpbf16ps, which
+// per lane adds its odd word's product and then its even word's, each
+// addition rounded to f32 (checked on Zen 5: docs/performance.md). The
+// input's pairs (mxfp4_bf16_pairs) put value j of each half-group in lane
+// j's odd word and value j + 8 in its even word, so lane j still adds the
+// values at i = j mod 8 in increasing order: the eight-lane order, with the
+// same bits, since every product of a bf16 and an MXFP4 value is exact in
+// f32. Half the instructions per value of the f32 kernel above.
+//
+// vdpbf16ps treats subnormal inputs as zero and flushes subnormal results,
+// so it is used only where nothing is subnormal: scale bytes in
+// [kDotScaleLow, kDotScaleHigh] (table values zero or of magnitude in
+// [2^-28, 6 * 2^27]) and inputs zero or of magnitude in [2^-60, 2^60]
+// (mxfp4_bf16_pairs_safe). Every nonzero product then lies in [2^-88,
+// 2^90) with at most ten significant bits, a multiple of 2^-97; so is every
+// partial sum (a sum of such multiples, rounded to f32, stays one while its
+// magnitude needs an ulp above 2^-97, and is exact below), which is thus
+// zero or at least 2^-97, never subnormal, and below 2^103, never infinite.
+// A tile whose rows have a scale byte outside the range runs paired_tile.
+constexpr uint8_t kDotScaleLow = 100, kDotScaleHigh = 154;
+
+#define LINNET_VBMI_BF16 __attribute__((target("avx512vbmi,avx512bf16")))
+
+// vpermb indices of half h of a group: word 2j + 1 of row r's lanes takes
+// the code of value 16h + j, word 2j that of value 16h + j + 8; row r + 1's
+// lanes (words 16-31) the same from its code bytes (16 on), with bit 5
+// (set there) choosing its table in the word permutation. Only the low
+// byte of each word is set; the high bytes are zeroed by the mask.
+inline __m512i half_indices(int half) {
+  alignas(64) int8_t bytes[64] = {};
+  for (int j = 0; j < 8; ++j) {
+    bytes[2 * (2 * j + 1)] = static_cast<int8_t>(code_byte(16 * half + j));
+    bytes[2 * (2 * j)] = static_cast<int8_t>(code_byte(16 * half + j + 8));
+    bytes[2 * (16 + 2 * j + 1)] = static_cast<int8_t>(16 + code_byte(16 * half + j));
+    bytes[2 * (16 + 2 * j)] = static_cast<int8_t>(16 + code_byte(16 * half + j + 8));
+  }
+  return _mm512_load_si512(bytes);
+}
+
+// Whether rows [first_row, first_row + count) have every scale byte in
+// [kDotScaleLow, kDotScaleHigh].
+inline bool dot_scales_in_range(const Mxfp4Rows& p, int64_t first_row, int64_t count) {
+  const uint8_t* scales = p.scales + first_row * p.groups;
+  const int64_t bytes = count * p.groups;
+  const __m512i low = _mm512_set1_epi8(static_cast<char>(kDotScaleLow));
+  const __m512i high = _mm512_set1_epi8(static_cast<char>(kDotScaleHigh));
+  for (int64_t at = 0; at < bytes; at += 64) {
+    const int64_t left = bytes - at;
+    const __mmask64 lanes = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+    const __m512i values = _mm512_maskz_loadu_epi8(lanes, scales + at);
+    const __mmask64 inside =
+        _mm512_mask_cmpge_epu8_mask(lanes, values, low) & _mm512_mask_cmple_epu8_mask(lanes, values, high);
+    if (inside != lanes) return false;
+  }
+  return true;
+}
+
+template <int Pairs>
+LINNET_VBMI_BF16 void dot_paired_tile(const Mxfp4Rows& p, int64_t first_row) {
+  const int64_t row_bytes = p.groups * 16;
+  const __m512i indices[2] = {half_indices(0), half_indices(1)};
+  const __m512i low_nibbles = _mm512_set1_epi8(0x0F);
+  // Bit 5 on the second row's code bytes (16-31 and 48-63): its table, the
+  // word permutation's second operand (32 words each, the table in the low 16).
+  const __m512i second_row = _mm512_maskz_set1_epi8(0xFFFF0000FFFF0000ull, 0x20);
+  constexpr __mmask64 kLowBytes = 0x5555555555555555ull;
+  const uint16_t* const table = mxfp4_value_table_bf16();
+  const int64_t next_row = first_row + 2 * Pairs;
+  const int64_t rows_left = p.rows + p.rows_after - next_row;
+  const int64_t next_tile_rows = rows_left < 2 * Pairs ? rows_left : 2 * Pairs;
+  const uint8_t* next_tile = p.blocks + next_row * row_bytes;
+  const uint8_t* next_scales = p.scales + next_row * p.groups;
+  __m512 sums[Pairs];
+  for (int q = 0; q < Pairs; ++q) sums[q] = _mm512_setzero_ps();
+  for (int64_t group = 0; group < p.groups; ++group) {
+    if (group % 4 == 0 && next_tile_rows > 0) {
+      for (int r = 0; r < next_tile_rows; ++r) __builtin_prefetch(next_tile + r * row_bytes + group * 16);
+    }
+    if (group % 64 == 0 && next_tile_rows > 0) {
+      for (int r = 0; r < next_tile_rows; ++r) __builtin_prefetch(next_scales + r * p.groups + group);
+    }
+    const __m512bh x[2] = {(__m512bh)_mm512_loadu_si512(p.input_pairs + group * 64),
+                           (__m512bh)_mm512_loadu_si512(p.input_pairs + group * 64 + 32)};
+    for (int q = 0; q < Pairs; ++q) {
+      const int64_t row = first_row + 2 * q;
+      const uint8_t* first_block = p.blocks + row * row_bytes + group * 16;
+      const __m256i bytes = _mm256_setr_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(first_block)),
+                                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_block + row_bytes)));
+      const __m512i both = _mm512_inserti64x4(_mm512_castsi256_si512(bytes), _mm256_srli_epi16(bytes, 4), 1);
+      const __m512i nibbles = _mm512_ternarylogic_epi32(both, low_nibbles, second_row, (0xF0 & 0xCC) | 0xAA);
+      // The two rows' 16-entry bf16 tables, in the low halves.
+      const __m512i first_table = _mm512_castsi256_si512(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + p.scales[row * p.groups + group] * 16)));
+      const __m512i second_table = _mm512_castsi256_si512(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + p.scales[(row + 1) * p.groups + group] * 16)));
+      for (int half = 0; half < 2; ++half) {
+        // vpermt2w reads index bits 0-5: the code, and bit 5 the table.
+        const __m512i codes = _mm512_maskz_permutexvar_epi8(kLowBytes, indices[half], nibbles);
+        const __m512i values = _mm512_permutex2var_epi16(first_table, codes, second_table);
+        sums[q] = _mm512_dpbf16_ps(sums[q], x[half], (__m512bh)values);
+      }
+    }
+  }
+  for (int q = 0; q < Pairs; ++q) {
+    float* out = p.outputs[0] + first_row + 2 * q;
+    out[0] = combine_lanes(_mm512_castps512_ps256(sums[q]));
+    out[1] = combine_lanes(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(sums[q]), 1)));
+  }
+}
+
+// A tile of pairs by vdpbf16ps where its scales allow, paired_tile otherwise.
+template <int Pairs>
+LINNET_VBMI_BF16 void dot_paired_rows(const Mxfp4Rows& p, int64_t first_row) {
+  if (dot_scales_in_range(p, first_row, 2 * Pairs)) {
+    dot_paired_tile<Pairs>(p, first_row);
+  } else {
+    paired_tile<Pairs, 1>(p, first_row, 0);
+  }
+}
+
 // Tiles of kTilePairs pairs of rows, then a pair, then an odd last row in
 // the eight-lane kernel.
 constexpr int kTilePairs = 2;  // 4 pairs: 1.1x in cache, no faster from memory
@@ -157,6 +282,13 @@ LINNET_VBMI void run_rows_paired(const Mxfp4Rows& p) {
   if (row < p.rows) dot_rows<1, false>(p, row);
 }
 
+LINNET_VBMI_BF16 void run_rows_dot_paired(const Mxfp4Rows& p) {
+  int64_t row = 0;
+  for (; row + 2 * kTilePairs <= p.rows; row += 2 * kTilePairs) dot_paired_rows<kTilePairs>(p, row);
+  for (; row + 2 <= p.rows; row += 2) dot_paired_rows<1>(p, row);
+  if (row < p.rows) dot_rows<1, false>(p, row);
+}
+
 #include "mxfp4_decode_avx512.inc"
 
 }  // namespace
@@ -165,8 +297,11 @@ void mxfp4_rows_avx512_eight_lanes(const Mxfp4Rows& problem) { run_rows(problem)
 
 void mxfp4_rows_avx512(const Mxfp4Rows& problem) {
   static const bool has_vbmi = __builtin_cpu_supports("avx512vbmi");
+  static const bool has_bf16 = has_vbmi && __builtin_cpu_supports("avx512bf16");
   if (!has_vbmi || (problem.panel != nullptr && problem.input_count >= kPanelInputs)) {
     run_rows(problem);  // the eight-lane kernel, or rows decoded once into the panel
+  } else if (has_bf16 && problem.input_pairs != nullptr && problem.input_count == 1) {
+    run_rows_dot_paired(problem);
   } else {
     run_rows_paired(problem);
   }

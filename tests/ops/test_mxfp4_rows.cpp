@@ -168,3 +168,79 @@ TEST_CASE("grouped scatter and combine on AVX-512 round as float_to_bf16_bits") 
   CHECK(wrong_sum == 0);
   CHECK(wrong_rounded == 0);
 }
+
+// A decode step's bf16 input through vdpbf16ps (AVX512-BF16): the bits of
+// the eight-lane kernel on every row and group count, with scale bytes
+// across the kernel's range and, in some tiles, outside it (those tiles
+// take the f32 paired kernel), and inputs of every magnitude the range
+// check lets through, zeros included.
+TEST_CASE("the vdpbf16ps MXFP4 row kernel keeps the eight-lane kernel's bits") {
+  namespace gemm = linnet::tensor::gemm;
+  if (!gemm::isa_supported(gemm::Isa::Avx512) || !__builtin_cpu_supports("avx512vbmi") ||
+      !__builtin_cpu_supports("avx512bf16")) {
+    WARN("no AVX-512 with VBMI and BF16 on this CPU: the vdpbf16ps kernel is not used here");
+    return;
+  }
+  const int64_t groups = GENERATE(1, 3, 90);
+  const int64_t rows = GENERATE(1, 2, 3, 4, 5, 7, 16);
+  const bool outside = GENERATE(false, true);
+  CAPTURE(groups, rows, outside);
+  std::mt19937 random(static_cast<uint32_t>(groups * 1000 + rows * 10 + (outside ? 5 : 0)));
+  std::uniform_int_distribution<int> any_byte(0, 255), scale_in_range(100, 154), pick(0, 63), exponent(-60, 59);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  const int64_t length = groups * 32, rows_after = 3;
+  std::vector<uint8_t> blocks(static_cast<size_t>((rows + rows_after) * groups * 16)),
+      scales(static_cast<size_t>((rows + rows_after) * groups));
+  for (auto& byte : blocks) byte = static_cast<uint8_t>(any_byte(random));
+  for (auto& scale : scales) {
+    // Outside the range now and then (every kind: tiny, huge, infinite, NaN).
+    const int roll = pick(random);
+    scale = static_cast<uint8_t>(outside && roll < 3 ? (roll == 0 ? 99 : roll == 1 ? 155 : 255)
+                                                     : scale_in_range(random));
+  }
+  // And a whole row of scale byte 0, whose small values are subnormal: a
+  // vdpbf16ps tile would read them as zero (a different sum, still normal).
+  if (outside) std::fill(scales.begin(), scales.begin() + groups, uint8_t{0});
+  std::vector<float> input(static_cast<size_t>(length));
+  for (auto& value : input) {
+    const int roll = pick(random);
+    const float magnitude = roll == 0 ? 0.0f : std::ldexp(mantissa(random), roll == 1 ? -60 : exponent(random));
+    value = linnet::tensor::round_to_bf16(roll % 2 == 0 ? magnitude : -magnitude);
+  }
+  REQUIRE(detail::mxfp4_bf16_pairs_safe(input.data(), length));
+  std::vector<uint16_t> pairs(static_cast<size_t>(length * 2));
+  detail::mxfp4_bf16_pairs(input.data(), length, pairs.data());
+  const float* input_pointer = input.data();
+  std::vector<float> dot(static_cast<size_t>(rows)), eight(dot);
+  float* dot_out = dot.data();
+  float* eight_out = eight.data();
+  detail::Mxfp4Rows problem{blocks.data(), scales.data(), groups, rows, detail::mxfp4_value_table_f32(),
+                            &input_pointer, &dot_out, 1, nullptr, rows_after, pairs.data()};
+  detail::mxfp4_rows_avx512(problem);
+  problem.outputs = &eight_out;
+  problem.input_pairs = nullptr;
+  detail::mxfp4_rows_avx512_eight_lanes(problem);
+  for (int64_t r = 0; r < rows; ++r) {
+    CAPTURE(r, dot[r], eight[r]);
+    if (std::isnan(eight[r])) {
+      REQUIRE(std::isnan(dot[r]));
+    } else {
+      REQUIRE(std::bit_cast<uint32_t>(dot[r]) == std::bit_cast<uint32_t>(eight[r]));
+    }
+  }
+}
+
+TEST_CASE("mxfp4_bf16_pairs_safe admits zero and bf16 magnitudes from 2^-60 to 2^60 only") {
+  const auto safe = [](float value) { return detail::mxfp4_bf16_pairs_safe(&value, 1); };
+  CHECK(safe(0.0f));
+  CHECK(safe(-0.0f));
+  CHECK(safe(0x1p-60f));
+  CHECK(safe(-0x1p60f));
+  CHECK(safe(1.5f));
+  CHECK_FALSE(safe(0x1p-61f));
+  CHECK_FALSE(safe(0x1.02p60f));
+  CHECK_FALSE(safe(std::numeric_limits<float>::infinity()));
+  CHECK_FALSE(safe(std::numeric_limits<float>::quiet_NaN()));
+  CHECK_FALSE(safe(std::numeric_limits<float>::denorm_min()));
+  CHECK_FALSE(safe(1.0f + 0x1p-20f));  // not a bf16 value
+}
