@@ -71,12 +71,38 @@ inline __m512i group_indices() {
 // their own target, and run only where the CPU has it (mxfp4_rows_avx512).
 #define LINNET_VBMI __attribute__((target("avx512vbmi")))
 
+// The next tile's rows, a cache line (four groups) of each per four groups
+// of this tile, and its scales every 64 groups: the rows of a tile lie one
+// after another, so the hardware sees no single stream to run ahead on
+// (without this, the tile waits on memory for most of its time).
+inline void prefetch_next_tile(const Mxfp4Rows& p, int64_t next_row, int64_t next_tile_rows, int64_t group) {
+  if (next_tile_rows <= 0) return;
+  const int64_t row_bytes = p.groups * 16;
+  if (group % 4 == 0) {
+    for (int r = 0; r < next_tile_rows; ++r) __builtin_prefetch(p.blocks + (next_row + r) * row_bytes + group * 16);
+  }
+  if (group % 64 == 0) {
+    for (int r = 0; r < next_tile_rows; ++r) __builtin_prefetch(p.scales + (next_row + r) * p.groups + group);
+  }
+}
+
+// The code bytes of group `group` of rows `row` and `row + 1` (see above):
+// bytes 0-15 row's low nibbles, 16-31 row + 1's, 32-47 and 48-63 their high
+// nibbles, with `second_row`'s bit set on row + 1's.
+inline __m512i pair_codes(const Mxfp4Rows& p, int64_t row, int64_t group, __m512i second_row) {
+  const int64_t row_bytes = p.groups * 16;
+  const uint8_t* first_block = p.blocks + row * row_bytes + group * 16;
+  const __m256i bytes = _mm256_setr_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(first_block)),
+                                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_block + row_bytes)));
+  const __m512i both = _mm512_inserti64x4(_mm512_castsi256_si512(bytes), _mm256_srli_epi16(bytes, 4), 1);
+  // (both & low_nibbles) | second_row, in vpternlog's truth-table form.
+  return _mm512_ternarylogic_epi32(both, _mm512_set1_epi8(0x0F), second_row, (0xF0 & 0xCC) | 0xAA);
+}
+
 // Pairs of rows (2 * Pairs rows from first_row) by Inputs inputs.
 template <int Pairs, int Inputs>
 LINNET_VBMI void paired_tile(const Mxfp4Rows& p, int64_t first_row, int64_t first_input) {
-  const int64_t row_bytes = p.groups * 16;
   const __m512i indices = group_indices();
-  const __m512i low_nibbles = _mm512_set1_epi8(0x0F);
   // Bit 4 on the second row's bytes (16-31 and 48-63).
   const __m512i second_row = _mm512_maskz_set1_epi8(0xFFFF0000FFFF0000ull, 0x10);
   const float* inputs[Inputs];
@@ -84,33 +110,16 @@ LINNET_VBMI void paired_tile(const Mxfp4Rows& p, int64_t first_row, int64_t firs
   const int64_t next_row = first_row + 2 * Pairs;
   const int64_t rows_left = p.rows + p.rows_after - next_row;  // (no std::min: see mxfp4_rows.hpp)
   const int64_t next_tile_rows = rows_left < 2 * Pairs ? rows_left : 2 * Pairs;
-  const uint8_t* next_tile = p.blocks + next_row * row_bytes;
-  const uint8_t* next_scales = p.scales + next_row * p.groups;
   __m512 sums[Pairs][Inputs];
   for (int q = 0; q < Pairs; ++q)
     for (int s = 0; s < Inputs; ++s) sums[q][s] = _mm512_setzero_ps();
   for (int64_t group = 0; group < p.groups; ++group) {
-    // The next tile's rows, a cache line (four groups) of each per four
-    // groups here: the rows of a tile lie one after another, so the
-    // hardware sees no single stream to run ahead on (without this, the
-    // tile waits on memory for most of its time).
-    if (group % 4 == 0 && next_tile_rows > 0) {
-      for (int r = 0; r < next_tile_rows; ++r) __builtin_prefetch(next_tile + r * row_bytes + group * 16);
-    }
-    if (group % 64 == 0 && next_tile_rows > 0) {
-      for (int r = 0; r < next_tile_rows; ++r) __builtin_prefetch(next_scales + r * p.groups + group);
-    }
+    prefetch_next_tile(p, next_row, next_tile_rows, group);
     __m512i codes[Pairs];
     __m512 first_table[Pairs], second_table[Pairs];
     for (int q = 0; q < Pairs; ++q) {
       const int64_t row = first_row + 2 * q;
-      const uint8_t* first_block = p.blocks + row * row_bytes + group * 16;
-      const __m256i bytes = _mm256_setr_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(first_block)),
-                                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_block + row_bytes)));
-      const __m512i both = _mm512_inserti64x4(_mm512_castsi256_si512(bytes), _mm256_srli_epi16(bytes, 4), 1);
-      // (both & low_nibbles) | second_row, in vpternlog's truth-table form.
-      const __m512i nibbles = _mm512_ternarylogic_epi32(both, low_nibbles, second_row, (0xF0 & 0xCC) | 0xAA);
-      codes[q] = _mm512_permutexvar_epi8(indices, nibbles);
+      codes[q] = _mm512_permutexvar_epi8(indices, pair_codes(p, row, group, second_row));
       first_table[q] = _mm512_loadu_ps(p.value_table + p.scales[row * p.groups + group] * 16);
       second_table[q] = _mm512_loadu_ps(p.value_table + p.scales[(row + 1) * p.groups + group] * 16);
     }
@@ -210,9 +219,7 @@ inline bool dot_scales_in_range(const Mxfp4Rows& p, int64_t first_row, int64_t c
 
 template <int Pairs>
 LINNET_VBMI_BF16 void dot_paired_tile(const Mxfp4Rows& p, int64_t first_row) {
-  const int64_t row_bytes = p.groups * 16;
   const __m512i indices[2] = {half_indices(0), half_indices(1)};
-  const __m512i low_nibbles = _mm512_set1_epi8(0x0F);
   // Bit 5 on the second row's code bytes (16-31 and 48-63): its table, the
   // word permutation's second operand (32 words each, the table in the low 16).
   const __m512i second_row = _mm512_maskz_set1_epi8(0xFFFF0000FFFF0000ull, 0x20);
@@ -221,26 +228,15 @@ LINNET_VBMI_BF16 void dot_paired_tile(const Mxfp4Rows& p, int64_t first_row) {
   const int64_t next_row = first_row + 2 * Pairs;
   const int64_t rows_left = p.rows + p.rows_after - next_row;
   const int64_t next_tile_rows = rows_left < 2 * Pairs ? rows_left : 2 * Pairs;
-  const uint8_t* next_tile = p.blocks + next_row * row_bytes;
-  const uint8_t* next_scales = p.scales + next_row * p.groups;
   __m512 sums[Pairs];
   for (int q = 0; q < Pairs; ++q) sums[q] = _mm512_setzero_ps();
   for (int64_t group = 0; group < p.groups; ++group) {
-    if (group % 4 == 0 && next_tile_rows > 0) {
-      for (int r = 0; r < next_tile_rows; ++r) __builtin_prefetch(next_tile + r * row_bytes + group * 16);
-    }
-    if (group % 64 == 0 && next_tile_rows > 0) {
-      for (int r = 0; r < next_tile_rows; ++r) __builtin_prefetch(next_scales + r * p.groups + group);
-    }
+    prefetch_next_tile(p, next_row, next_tile_rows, group);
     const __m512bh x[2] = {(__m512bh)_mm512_loadu_si512(p.input_pairs + group * 64),
                            (__m512bh)_mm512_loadu_si512(p.input_pairs + group * 64 + 32)};
     for (int q = 0; q < Pairs; ++q) {
       const int64_t row = first_row + 2 * q;
-      const uint8_t* first_block = p.blocks + row * row_bytes + group * 16;
-      const __m256i bytes = _mm256_setr_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(first_block)),
-                                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_block + row_bytes)));
-      const __m512i both = _mm512_inserti64x4(_mm512_castsi256_si512(bytes), _mm256_srli_epi16(bytes, 4), 1);
-      const __m512i nibbles = _mm512_ternarylogic_epi32(both, low_nibbles, second_row, (0xF0 & 0xCC) | 0xAA);
+      const __m512i nibbles = pair_codes(p, row, group, second_row);
       // The two rows' 16-entry bf16 tables, in the low halves.
       const __m512i first_table = _mm512_castsi256_si512(
           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + p.scales[row * p.groups + group] * 16)));
