@@ -10,9 +10,12 @@
 // rope_rows is a `fn` in the standard library, which the interpreter never
 // offers to a dispatcher; its kernel is registered so that it runs once the
 // library declares it an `op`, and is tested against the function's body.
+// On CPUs with AVX-512 a row runs sixteen lanes at a time (rope_avx512.cpp),
+// the same operations in the same order.
 #include <type_traits>
 
 #include "kernel_support.hpp"
+#include "rope_vector.hpp"
 
 namespace linnet::ops::detail {
 
@@ -38,6 +41,7 @@ void rotate_rows(const E* in, const float* c, const float* s, E* out, int64_t H,
       return value;
     }
   };
+  static const bool vector_rows = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(rows * D))
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t b = row / (H * S);
@@ -46,6 +50,15 @@ void rotate_rows(const E* in, const float* c, const float* s, E* out, int64_t H,
     const float* cos_row = c + (b * table_batch_stride + position) * D;
     const float* sin_row = s + (b * table_batch_stride + position) * D;
     E* rotated = out + row * D;
+    if (vector_rows) {
+      if constexpr (std::is_same_v<E, tensor::bf16_t>) {
+        rope_row_bf16_avx512(reinterpret_cast<const uint16_t*>(values), cos_row, sin_row,
+                             reinterpret_cast<uint16_t*>(rotated), D);
+      } else {
+        rope_row_f32_avx512(values, cos_row, sin_row, rotated, D);
+      }
+      continue;
+    }
     for (int64_t d = 0; d < D; ++d) {
       const float value = widened(values[d]);
       const float turned = d < half ? -widened(values[d + half]) : widened(values[d - half]);

@@ -8,15 +8,19 @@
 using namespace ops_test;
 
 TEST_CASE("rope agrees with its body bit for bit", "[differential][data]") {
-  for (DType type : {DType::F32, DType::BF16}) {
-    std::mt19937 rng(301);
-    const Tensor x = random_tensor(rng, {2, 3, 5, 16}, type, -4.0, 4.0);
-    const Tensor cos_table = random_tensor(rng, {5, 16}, type);
-    const Tensor sin_table = random_tensor(rng, {5, 16}, type);
-    OpCall call{"std.nn.rope::rope", {v(x), v(cos_table), v(sin_table)},
-                {{"B", dim(2)}, {"H", dim(3)}, {"S", dim(5)}, {"D", dim(16)}, {"T", dtype(type)}}};
-    const Results results = run_both(call);
-    require_identical(label(call, type), results.native, results.body);
+  // Head dims whose halves are under a vector, one vector and a part, and
+  // several vectors (the AVX-512 rows take 16 lanes at a time).
+  for (int64_t head_dim : {16, 40, 64, 130}) {
+    for (DType type : {DType::F32, DType::BF16}) {
+      std::mt19937 rng(static_cast<uint32_t>(301 + head_dim));
+      const Tensor x = random_tensor(rng, {2, 3, 5, head_dim}, type, -4.0, 4.0);
+      const Tensor cos_table = random_tensor(rng, {5, head_dim}, type);
+      const Tensor sin_table = random_tensor(rng, {5, head_dim}, type);
+      OpCall call{"std.nn.rope::rope", {v(x), v(cos_table), v(sin_table)},
+                  {{"B", dim(2)}, {"H", dim(3)}, {"S", dim(5)}, {"D", dim(head_dim)}, {"T", dtype(type)}}};
+      const Results results = run_both(call);
+      require_identical(label(call, type, "D " + std::to_string(head_dim)), results.native, results.body);
+    }
   }
 }
 
