@@ -17,8 +17,9 @@
 // Whether the C library in use agrees is not assumed: vector_exp_agrees_avx512()
 // compares the two on 2^16 inputs spread over every exponent once per
 // process, and callers keep the scalar loop when it does not (another libm,
-// another glibc). On this machine every one of the 2^32 inputs agreed
-// (docs/performance.md, "Sigmoid and silu without a call to expf").
+// another glibc). On the development machine every one of the 2^32 inputs
+// agreed (docs/performance.md, "A routed prompt call by op, and four
+// kernels").
 // g++ 12's AVX-512 intrinsics (the casts, the widening conversions) start
 // from `_mm512_undefined_*()`, which -Wuninitialized reports at every use.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -97,14 +98,14 @@ float activation_scalar(Activation kind, float value) {
   return (kind == Activation::Sigmoid ? 1.0f : value) / denominator;
 }
 
-// 16 results (lanes past `count` hold no value) of the f32 inputs `x`.
-__m512 activation16(Activation kind, __m512 x, int count) {
+// 16 results of the f32 inputs `x`; lanes outside `lanes` hold no value.
+__m512 activation16(Activation kind, __m512 x, __mmask16 lanes) {
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 minus_x = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)));
   __mmask16 elsewhere;
   const __m512 denominator = _mm512_add_ps(one, exp16(minus_x, elsewhere));
   const __m512 result = _mm512_div_ps(kind == Activation::Sigmoid ? one : x, denominator);
-  elsewhere &= static_cast<__mmask16>((1u << count) - 1u);
+  elsewhere &= lanes;
   if (elsewhere == 0) return result;
   alignas(64) float values[16], results[16];
   _mm512_store_ps(values, x);
@@ -122,18 +123,16 @@ __mmask16 first_lanes(int64_t count) { return static_cast<__mmask16>(count >= 16
 void activation_f32_avx512(Activation kind, const float* in, float* out, int64_t count) {
   for (int64_t i = 0; i < count; i += 16) {
     const __mmask16 lanes = first_lanes(count - i);
-    const int live = count - i >= 16 ? 16 : static_cast<int>(count - i);
-    _mm512_mask_storeu_ps(out + i, lanes, activation16(kind, _mm512_maskz_loadu_ps(lanes, in + i), live));
+    _mm512_mask_storeu_ps(out + i, lanes, activation16(kind, _mm512_maskz_loadu_ps(lanes, in + i), lanes));
   }
 }
 
 void activation_bf16_avx512(Activation kind, const uint16_t* in, uint16_t* out, int64_t count) {
   for (int64_t i = 0; i < count; i += 16) {
     const __mmask16 lanes = first_lanes(count - i);
-    const int live = count - i >= 16 ? 16 : static_cast<int>(count - i);
     const __m512i words = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(lanes, in + i));
     const __m512 x = _mm512_castsi512_ps(_mm512_slli_epi32(words, 16));
-    _mm256_mask_storeu_epi16(out + i, lanes, tensor::avx512::round_to_bf16_bits(activation16(kind, x, live)));
+    _mm256_mask_storeu_epi16(out + i, lanes, tensor::avx512::round_to_bf16_bits(activation16(kind, x, lanes)));
   }
 }
 

@@ -41,7 +41,8 @@ void rotate_rows(const E* in, const float* c, const float* s, E* out, int64_t H,
       return value;
     }
   };
-  static const bool vector_rows = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  static const bool vector_rows = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                                  __builtin_cpu_supports("avx512vl");
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(rows * D))
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t b = row / (H * S);

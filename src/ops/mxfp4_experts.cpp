@@ -166,7 +166,7 @@ void expert_products(const Mxfp4Experts& weights, const float* x, InputLayout la
                                         run_rows, detail::mxfp4_value_table_f32(), inputs.data(), outputs.data(),
                                         count, panel.empty() ? nullptr : panel.data(),
                                         out_rows - first_row - run_rows,
-                                        count == 1 && !pairs.empty() ? pairs.data() : nullptr});
+                                        pairs.empty() ? nullptr : pairs.data()});
         continue;
       }
       for (int64_t out_row = first_row; out_row < first_row + run_rows; ++out_row) {

@@ -1,5 +1,5 @@
 // One row of `std.nn.rope` (kernels_rope.cpp) sixteen lanes at a time, for
-// CPUs with AVX-512 (F + BW): the scalar loop's operations in the same
+// CPUs with AVX-512 (F + BW + VL): the scalar loop's operations in the same
 // order, so the same bits. Out[d] = x[d] * cos[d] + turned[d] * sin[d], with
 // turned[d] = -x[d + half] below half and x[d - half] from half on; in bf16
 // both products are rounded to bf16 and so is their sum (the body's three

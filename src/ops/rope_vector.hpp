@@ -1,6 +1,7 @@
 // One row of rope sixteen lanes at a time (rope_avx512.cpp), with the bits
-// of the scalar loop in kernels_rope.cpp. Call only on CPUs with AVX-512F
-// and BW. `length` is the row's D; `out` must not overlap `in`.
+// of the scalar loop in kernels_rope.cpp. Call only on CPUs with AVX-512F,
+// BW and VL (the masked 256-bit loads and stores of bf16 rows). `length`
+// is the row's D; `out` must not overlap `in`.
 #pragma once
 
 #include <cstdint>
