@@ -257,19 +257,33 @@ LINNET_VBMI_BF16 void dot_paired_tile(const Mxfp4Rows& p, int64_t first_row) {
   }
 }
 
-// A tile of pairs by vdpbf16ps where its scales allow, paired_tile otherwise.
+// Tiles of kTilePairs pairs of rows, then a pair, then an odd last row in
+// the eight-lane kernel.
+constexpr int kTilePairs = 2;  // 4 pairs: 1.1x in cache, no faster from memory
+
+// The vdpbf16ps tiles take twice as many pairs. Each sum there is one
+// chain of dependent vdpbf16ps (two per group, in the documented order),
+// so two pairs kept two chains in flight and the kernel waited on their
+// latency; four pairs: 1.41x in cache and 1.33x from memory
+// (bench_mxfp4_rows, 18.2 -> 25.8 and 15.8 -> 21.1 GB/s per thread), and a
+// GPT-OSS decode step's experts 4.9 -> 4.1 ms. (The f32 paired tile gains
+// nothing from four: its multiplications and additions are not waiting on
+// one another but on the vector pipes.)
+constexpr int kDotTilePairs = 4;
+static_assert(kDotTilePairs % kTilePairs == 0, "a vdpbf16ps tile falls back to whole f32 tiles");
+
+// A tile of pairs by vdpbf16ps where its scales allow, else the f32 paired
+// kernel's own tiles.
 template <int Pairs>
 LINNET_VBMI_BF16 void dot_paired_rows(const Mxfp4Rows& p, int64_t first_row) {
   if (dot_scales_in_range(p, first_row, 2 * Pairs)) {
     dot_paired_tile<Pairs>(p, first_row);
+  } else if constexpr (Pairs > kTilePairs) {
+    for (int q = 0; q < Pairs; q += kTilePairs) paired_tile<kTilePairs, 1>(p, first_row + 2 * q, 0);
   } else {
     paired_tile<Pairs, 1>(p, first_row, 0);
   }
 }
-
-// Tiles of kTilePairs pairs of rows, then a pair, then an odd last row in
-// the eight-lane kernel.
-constexpr int kTilePairs = 2;  // 4 pairs: 1.1x in cache, no faster from memory
 
 LINNET_VBMI void run_rows_paired(const Mxfp4Rows& p) {
   int64_t row = 0;
@@ -280,6 +294,7 @@ LINNET_VBMI void run_rows_paired(const Mxfp4Rows& p) {
 
 LINNET_VBMI_BF16 void run_rows_dot_paired(const Mxfp4Rows& p) {
   int64_t row = 0;
+  for (; row + 2 * kDotTilePairs <= p.rows; row += 2 * kDotTilePairs) dot_paired_rows<kDotTilePairs>(p, row);
   for (; row + 2 * kTilePairs <= p.rows; row += 2 * kTilePairs) dot_paired_rows<kTilePairs>(p, row);
   for (; row + 2 <= p.rows; row += 2) dot_paired_rows<1>(p, row);
   if (row < p.rows) dot_rows<1, false>(p, row);

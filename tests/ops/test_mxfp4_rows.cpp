@@ -172,7 +172,7 @@ TEST_CASE("grouped scatter and combine on AVX-512 round as float_to_bf16_bits") 
 // A decode step's bf16 input through vdpbf16ps (AVX512-BF16): the bits of
 // the eight-lane kernel on every row and group count, with scale bytes
 // across the kernel's range and, in some tiles, outside it (those tiles
-// take the f32 paired kernel), and inputs of every magnitude the range
+// take the f32 paired kernel, an eight-row tile as two of its own), and inputs of every magnitude the range
 // check lets through, zeros included.
 TEST_CASE("the vdpbf16ps MXFP4 row kernel keeps the eight-lane kernel's bits") {
   namespace gemm = linnet::tensor::gemm;
@@ -182,7 +182,8 @@ TEST_CASE("the vdpbf16ps MXFP4 row kernel keeps the eight-lane kernel's bits") {
     return;
   }
   const int64_t groups = GENERATE(1, 3, 90);
-  const int64_t rows = GENERATE(1, 2, 3, 4, 5, 7, 16);
+  // Tiles of eight rows (four pairs), then four, then two, then one.
+  const int64_t rows = GENERATE(1, 2, 3, 4, 5, 7, 8, 11, 13, 15, 16);
   const bool outside = GENERATE(false, true);
   CAPTURE(groups, rows, outside);
   std::mt19937 random(static_cast<uint32_t>(groups * 1000 + rows * 10 + (outside ? 5 : 0)));
