@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "linnet/dist/processes.hpp"
+#include "linnet/tensor/allocator.hpp"
 #include "linnet/tensor/threading.hpp"
 #include "processes.hpp"
 #include "usage_errors.hpp"
@@ -61,6 +62,7 @@ int run_command(int argc, char** argv, linnet::cli::CommandContext& context) {
 int main(int argc, char** argv) {
   // Restarts once with short OpenMP idle spinning (threading.hpp), before MPI starts.
   linnet::tensor::bound_idle_spinning(argv);
+  linnet::tensor::keep_freed_heap_memory();
   // Under mpirun this process is one of several (docs/commands.md, "Running across processes").
   std::unique_ptr<linnet::dist::Processes> started;
   try {

@@ -20,4 +20,13 @@ size_t peak_bytes();
 // Starts a new measurement: the peak becomes the current figure.
 void reset_peak_bytes();
 
+// Asks the C library's allocator (glibc; elsewhere nothing is done) to
+// keep freed memory below 32 MiB in the process for the next allocation
+// instead of handing it back to the kernel, whose fresh pages then cost a
+// page fault and a zeroing each on first touch. Blocks of 4 MiB and more
+// have their own cache (storage.cpp); this covers the smaller results an
+// op makes and frees layer after layer. Called once, at the start of the
+// command line tool.
+void keep_freed_heap_memory();
+
 }  // namespace linnet::tensor
