@@ -5,11 +5,11 @@
 // the process (CLOCK_PROCESS_CPUTIME_ID), best of the runs: a busy
 // neighbour on a shared machine inflates wall time far more. Run with
 // OMP_NUM_THREADS=1 for one core's figures.
-// With --items: instead, one work item of the packed bf16 kernel (128
-// weight rows of 2880 values, decode and tiles) on 1 to 8 panels of 16
-// rows, repeated on the same data (its weights and panels then come from
-// L2, as an expert's panels do in a prompt), so that the time per panel
-// (the tiles) and the rest (the decode) can be told apart.
+// With --items: instead, one work item of the bf16 kernel (128 weight rows
+// of 2880 values, decode and tiles) on 16 to 128 tokens, repeated on the
+// same data (its weights and inputs then come from L2, as an expert's
+// inputs do in a prompt), so that the time per token (the tiles) and the
+// rest (the decode) can be told apart.
 // Usage: bench_grouped [--runs N] [--tokens T] [--items]
 #include <omp.h>
 #include <time.h>
@@ -62,42 +62,38 @@ PackedWeights random_packed(int64_t rows, int64_t groups, std::mt19937& random) 
   return weights;
 }
 
-// One item of the packed bf16 kernel per panel count: seconds per item
-// (best of `runs` batches of `repeats`), and the tiles' GFLOP/s on the rows
-// they multiply if the item's time beyond the tiles is the 4-panel and
-// 8-panel items' common part (both run only 6 x 4 tiles).
+// One item of the bf16 kernel per token count (16 to 128): seconds per
+// item (best of `runs` batches of `repeats`), and the tiles' GFLOP/s on the
+// tokens they multiply if the item's time beyond the tiles is the 64-token
+// and 128-token items' common part (both run only 8-token tiles).
 int bench_items(int runs) {
   using namespace linnet::ops::detail;
-  const int64_t groups = 90, length = groups * 32, outputs = kGroupedTileOutputs, most_panels = 8;
+  const int64_t groups = 90, length = groups * 32, outputs = kGroupedTileOutputs, most_tokens = 128;
   std::mt19937 random(11);
   std::uniform_real_distribution<float> signed_unit(-1.0f, 1.0f);
   const PackedWeights weights = random_packed(outputs, groups, random);
-  std::vector<uint16_t> panels(static_cast<size_t>(most_panels * kGroupedPanelRows * length));
-  for (uint16_t& value : panels) value = linnet::tensor::float_to_bf16_bits(signed_unit(random));
+  std::vector<uint16_t> inputs(static_cast<size_t>(most_tokens * length));
+  for (uint16_t& value : inputs) value = linnet::tensor::float_to_bf16_bits(signed_unit(random));
   std::vector<uint16_t> part(static_cast<size_t>(outputs * kGroupedPartBf16));
-  std::vector<float> c(static_cast<size_t>(outputs * most_panels * kGroupedPanelRows));
+  std::vector<float> c(static_cast<size_t>(outputs * most_tokens));
   const int repeats = 200;
-  double seconds[most_panels + 1] = {};
+  double seconds[most_tokens + 1] = {};
   std::printf("one bf16 item (%ld weight rows x %ld), CPU seconds per item, best of %d x %d\n", long(outputs),
               long(length), runs, repeats);
-  std::printf("%6s %12s %14s\n", "panels", "us per item", "GFLOP/s rows");
-  for (int64_t count = 1; count <= most_panels; ++count) {
-    const GroupedTile tile{weights.blocks.data(), weights.scales.data(), groups, outputs, panels.data(), count};
+  std::printf("%6s %12s %14s\n", "tokens", "us per item", "GFLOP/s");
+  for (int64_t count = 16; count <= most_tokens; count += 16) {
+    const GroupedRowsTile tile{weights.blocks.data(), weights.scales.data(), groups, outputs, inputs.data(), count};
     seconds[count] = best_cpu_seconds(runs, [&] {
-      for (int r = 0; r < repeats; ++r) grouped_tile_avx512bf16(tile, part.data(), c.data());
+      for (int r = 0; r < repeats; ++r) grouped_rows_avx512bf16(tile, part.data(), c.data());
     }) / repeats;
-    const double flops = 2.0 * static_cast<double>(count * kGroupedPanelRows * outputs * length);
+    const double flops = 2.0 * static_cast<double>(count * outputs * length);
     std::printf("%6ld %12.2f %14.1f\n", long(count), seconds[count] * 1e6, flops / seconds[count] / 1e9);
   }
-  // t(P) = rest + P * per_panel for the 6 x 4 tiles (P = 4, 8).
-  const double per_panel = (seconds[8] - seconds[4]) / 4, rest = seconds[4] - 4 * per_panel;
-  const double panel_flops = 2.0 * static_cast<double>(kGroupedPanelRows * outputs * length);
-  std::printf("6 x 4 tiles: %.2f us per panel (%.1f GFLOP/s), the rest (decode) %.2f us per item\n",
-              per_panel * 1e6, panel_flops / per_panel / 1e9, rest * 1e6);
-  for (int64_t count = 1; count <= 3; ++count) {
-    std::printf("%ld panel(s) less the rest: %.1f GFLOP/s\n", long(count),
-                count * panel_flops / (seconds[count] - rest) / 1e9);
-  }
+  // t(T) = rest + T * per_token (T = 64, 128).
+  const double per_token = (seconds[128] - seconds[64]) / 64, rest = seconds[64] - 64 * per_token;
+  const double token_flops = 2.0 * static_cast<double>(outputs * length);
+  std::printf("8-token tiles: %.3f us per token (%.1f GFLOP/s), the rest (decode) %.2f us per item\n",
+              per_token * 1e6, token_flops / per_token / 1e9, rest * 1e6);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // The MXFP4 expert products against a naive reference: dequantize every
 // expert whole, gather the chosen one, multiply. Random data, fixed seeds.
 #include <catch2/catch.hpp>
+#include <immintrin.h>
 
 #include <omp.h>
 
@@ -435,6 +436,31 @@ std::vector<float> fma_chain_products(const Problem& p) {
   return y;
 }
 
+// Slot s's products as the packed bf16 kernel sums them: over the pairs of
+// indices (2p, 2p + 1) in increasing order from zero, one vdpbf16ps per
+// pair (the CPU's own instruction, on one lane), then rounded to bf16.
+// Only on CPUs with AVX512-BF16.
+__attribute__((target("avx512f,avx512vl,avx512bf16"))) std::vector<uint16_t> dpbf16_chain_products(
+    const Problem& p) {
+  std::vector<uint16_t> y;
+  const int64_t length = p.length();
+  auto bits = [](float value) { return static_cast<int>(linnet::tensor::float_to_bf16_bits(value)); };
+  for (size_t slot = 0; slot < p.experts.size(); ++slot) {
+    const float* x = &p.per_slot_x[slot * static_cast<size_t>(length)];
+    for (int64_t o = 0; o < p.shape.rows; ++o) {
+      const float* w = &p.dequantized[static_cast<size_t>((p.experts[slot] * p.shape.rows + o) * length)];
+      __m128 sum = _mm_setzero_ps();
+      for (int64_t i = 0; i < length; i += 2) {
+        const __m128i weights = _mm_cvtsi32_si128(bits(w[i]) | (bits(w[i + 1]) << 16));
+        const __m128i inputs = _mm_cvtsi32_si128(bits(x[i]) | (bits(x[i + 1]) << 16));
+        sum = _mm_dpbf16_ps(sum, (__m128bh)weights, (__m128bh)inputs);
+      }
+      y.push_back(linnet::tensor::float_to_bf16_bits(_mm_cvtss_f32(sum)));
+    }
+  }
+  return y;
+}
+
 }  // namespace
 
 TEST_CASE("grouped MXFP4 products on the packed AVX-512 kernel") {
@@ -444,14 +470,15 @@ TEST_CASE("grouped MXFP4 products on the packed AVX-512 kernel") {
     return;
   }
   // Slot counts giving 1 to 7 panels of 16 rows, none a multiple of 16
-  // (the kernel's runs of 4, 3+2 and 4+3 panels, and a lone one), whose
-  // last panels hold 8, 1, 8, 5, 11, 10, 4 and 15 rows of inputs; 131
+  // (the f32 kernel's runs of 4, 3+2 and 4+3 panels, and a lone one), whose
+  // last panels hold 8, 1, 8, 5, 11, 10, 4, 15 and 6 rows of inputs, and 0 to
+  // 7 tokens past a multiple of 8 (the bf16 kernel's token tiles); 131
   // output rows (a 128-row tile and 3 more: no multiple of the 6, 8, 12 or
   // 16 weight rows of a register tile); 1 group (one short part), 5 (160
   // values: a part of 128 and a short one) and 9 (288: over one bf16 part
   // of 256).
   const int64_t groups = GENERATE(1, 5, 9);
-  const std::vector<int64_t> counts = {8, 17, 40, 53, 75, 90, 100, 31};
+  const std::vector<int64_t> counts = {8, 17, 40, 53, 75, 90, 100, 31, 38};
   const Problem p = counted_problem(counts, 131, groups, 11u + static_cast<uint32_t>(groups));
   CAPTURE(groups);
   const size_t per_slot = p.experts.size() * static_cast<size_t>(p.shape.rows);
@@ -506,6 +533,7 @@ TEST_CASE("grouped MXFP4 products on the packed AVX-512 kernel") {
     std::vector<uint16_t> y(per_slot);
     linnet::ops::mxfp4_experts_bf16(p.weights(), rounded.per_slot_x, p.choice(), y);
     CHECK(bf16_products_agree(y, ref));
+    if (__builtin_cpu_supports("avx512bf16")) CHECK(y == dpbf16_chain_products(rounded));
 
     const Problem q = behind_others(rounded);
     std::vector<uint16_t> y_behind(per_slot + extra);
