@@ -303,9 +303,11 @@ struct RowsTiles {
 
 // Decodes groups [first_group, first_group + groups) of the tile's rows
 // [first_row, first_row + rows) (at most kDecodeRows) into `vnni`, in
-// rows_tile's layout with pairs = 16 * groups; the rows of a last vector
-// past `rows` are zeros. Asks for each row's next `next_groups` groups
-// into L2 as it goes, and for the next vector's rows of this part into L1.
+// rows_tile's layout with pairs = 16 * groups. The lanes of a last vector
+// past `rows` repeat its last row: their outputs land in the item's buffer
+// past `outputs`, which nothing reads. Asks for each row's next
+// `next_groups` groups into L2 as it goes, and for the next vector's rows
+// of this part into L1.
 void decode_block_vnni(const GroupedRowsTile& tile, int64_t first_row, int64_t rows, int64_t first_group,
                        int64_t groups, int64_t next_groups, uint32_t* vnni) {
   const uint16_t* const table = mxfp4_value_table_bf16();
@@ -316,13 +318,16 @@ void decode_block_vnni(const GroupedRowsTile& tile, int64_t first_row, int64_t r
     for (int64_t row = next_vector; row < smaller(next_vector + 16, tile.outputs); ++row) {
       prefetch_groups<_MM_HINT_T0>(tile.blocks, tile.scales, row * tile.groups + first_group, groups);
     }
+    // Each lane's row, from the part's first group: the rows are a fixed
+    // stride apart, but sixteen offsets kept here spare the loop below the
+    // multiplications (it has no registers left to hold them).
+    int64_t at[16];
+    for (int k = 0; k < 16; ++k) at[k] = (first_row + v * 16 + smaller(k, vector_rows - 1)) * tile.groups + first_group;
     for (int64_t g = 0; g < groups; ++g) {
       __m512i lanes[16];
 #pragma GCC unroll 16
       for (int k = 0; k < 16; ++k) {
-        const int64_t at = (first_row + v * 16 + k) * tile.groups + first_group + g;
-        lanes[k] = k < vector_rows ? decode_group_bf16(tile.blocks + at * 16, tile.scales[at], table)
-                                   : _mm512_setzero_si512();
+        lanes[k] = decode_group_bf16(tile.blocks + (at[k] + g) * 16, tile.scales[at[k] + g], table);
       }
       transpose_16x16(lanes);
 #pragma GCC unroll 16
@@ -330,13 +335,11 @@ void decode_block_vnni(const GroupedRowsTile& tile, int64_t first_row, int64_t r
     }
     if (next_groups > 0) {
       for (int64_t k = 0; k < vector_rows; ++k) {
-        prefetch_groups<_MM_HINT_T1>(tile.blocks, tile.scales, (first_row + v * 16 + k) * tile.groups + first_group + groups,
-                                     next_groups);
+        prefetch_groups<_MM_HINT_T1>(tile.blocks, tile.scales, at[k] + groups, next_groups);
       }
     }
   }
 }
-
 
 }  // namespace
 
