@@ -220,85 +220,37 @@ const int64_t* slot_offsets(const SlotsByExpert& slots, int64_t expert, int64_t 
   return offsets.data();
 }
 
-// The f32 product on the packed AVX-512 kernel (mxfp4_grouped_avx512.cpp).
-void products_packed_f32(const Mxfp4Experts& weights, const float* x, InputLayout layout, const SlotsByExpert& slots,
-                         std::span<const int64_t> experts, ProductsOut y) {
+// The product on the packed AVX-512 kernel (mxfp4_grouped_avx512.cpp):
+// each expert's tokens' rows gathered (bf16 bits, or f32 as they are), one
+// after another, with no padding.
+void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout layout, const SlotsByExpert& slots,
+                     std::span<const int64_t> experts, bool bf16_products, ProductsOut y) {
   const int64_t length = weights.row_length(), out_rows = weights.rows;
   const auto expert_count = static_cast<int64_t>(experts.size());
-
-  // Expert i's inputs are panels [first_panel[i], first_panel[i + 1]).
-  const ExpertOffsets panel_offsets = expert_offsets(
-      experts, [&](int64_t expert) { return (slots.count(expert) + kGroupedPanelRows - 1) / kGroupedPanelRows; });
-  const std::vector<int64_t>& first_panel = panel_offsets.offsets;
-  const int64_t most_panels = panel_offsets.largest;
-  const int64_t all_panels = first_panel.back();
-  const int64_t panel_size = length * kGroupedPanelRows;  // elements
-  auto* const gathered =
-      static_cast<float*>(thread_scratch(Scratch::Gathered, static_cast<size_t>(all_panels * panel_size) * 4));
-  // Every element is written (inputs or the zero rows that pad a panel).
-#pragma omp parallel for schedule(static) if (tensor::worth_threads(all_panels * panel_size))
-  for (int64_t panel = 0; panel < all_panels; ++panel) {
-    const int64_t i = std::upper_bound(first_panel.begin(), first_panel.end(), panel) - first_panel.begin() - 1;
-    const int64_t first_index = (panel - first_panel[i]) * kGroupedPanelRows;
-    const float* inputs[kGroupedPanelRows];
-    for (int64_t row = 0; row < kGroupedPanelRows; ++row) {
-      const int64_t index = first_index + row;
-      inputs[row] = index < slots.count(experts[i])
-                        ? slot_input(x, layout, slots, slots.by_expert[slots.start[experts[i]] + index])
-                        : nullptr;
-    }
-    grouped_pack_panel_f32(inputs, length, gathered + panel * panel_size);
-  }
-
-  const int64_t tiles = (out_rows + kGroupedTileOutputs - 1) / kGroupedTileOutputs;
-  const int64_t items = expert_count * tiles;
-  const int64_t work = all_panels * kGroupedPanelRows * out_rows * length;
-  const auto weight_bytes = static_cast<size_t>(kGroupedTileOutputs * kGroupedPartF32) * sizeof(float);
-  const auto product_bytes = static_cast<size_t>(most_panels * kGroupedPanelRows * kGroupedTileOutputs) * sizeof(float);
-  for_each_item(items, work, weight_bytes, product_bytes, [&](int64_t item, void* tile_weights, float* tile_products) {
-    const int64_t i = item / tiles, expert = experts[i];
-    const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
-    const int64_t outputs = std::min(kGroupedTileOutputs, out_rows - first_output);
-    const int64_t panel_count = first_panel[i + 1] - first_panel[i];
-    const int64_t first_group = (expert * out_rows + first_output) * weights.groups;
-    const GroupedTile tile{weights.blocks.data() + first_group * kMxfp4BlockBytes,
-                           weights.scales.data() + first_group,
-                           weights.groups,
-                           outputs,
-                           gathered + first_panel[i] * panel_size,
-                           panel_count};
-    grouped_tile_avx512_f32(tile, tile_weights, tile_products);
-    // tile_products[o * stride + index]: each real row's outputs to its slot.
-    grouped_scatter_avx512(tile_products, panel_count * kGroupedPanelRows, outputs,
-                           slot_offsets(slots, expert, out_rows, first_output), slots.count(expert), y);
-  });
-}
-
-// The bf16 product on the AVX512-BF16 kernel (mxfp4_grouped_avx512.cpp):
-// each expert's tokens' rows gathered as bf16, one after another.
-void products_rows_bf16(const Mxfp4Experts& weights, const float* x, InputLayout layout, const SlotsByExpert& slots,
-                        std::span<const int64_t> experts, ProductsOut y) {
-  const int64_t length = weights.row_length(), out_rows = weights.rows;
-  const auto expert_count = static_cast<int64_t>(experts.size());
+  const size_t element = bf16_products ? sizeof(uint16_t) : sizeof(float);
 
   // Expert i's tokens are rows [first_row[i], first_row[i + 1]).
   const ExpertOffsets row_offsets = expert_offsets(experts, [&](int64_t expert) { return slots.count(expert); });
   const std::vector<int64_t>& first_row = row_offsets.offsets;
   const int64_t most_rows = row_offsets.largest;
   const int64_t all_rows = first_row.back();
-  auto* const gathered =
-      static_cast<uint16_t*>(thread_scratch(Scratch::Gathered, static_cast<size_t>(all_rows * length) * 2));
+  void* const gathered = thread_scratch(Scratch::Gathered, static_cast<size_t>(all_rows * length) * element);
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(all_rows * length))
   for (int64_t row = 0; row < all_rows; ++row) {
     const int64_t i = std::upper_bound(first_row.begin(), first_row.end(), row) - first_row.begin() - 1;
-    const int64_t slot = slots.by_expert[slots.start[experts[i]] + row - first_row[i]];
-    grouped_gather_bf16(slot_input(x, layout, slots, slot), length, gathered + row * length);
+    const float* input = slot_input(x, layout, slots, slots.by_expert[slots.start[experts[i]] + row - first_row[i]]);
+    if (bf16_products) {
+      grouped_gather_bf16(input, length, static_cast<uint16_t*>(gathered) + row * length);
+    } else {
+      std::copy(input, input + length, static_cast<float*>(gathered) + row * length);
+    }
   }
 
   const int64_t tiles = (out_rows + kGroupedTileOutputs - 1) / kGroupedTileOutputs;
   const int64_t items = expert_count * tiles;
   const int64_t work = all_rows * out_rows * length;
-  const auto weight_bytes = static_cast<size_t>(kGroupedTileOutputs * kGroupedPartBf16) * sizeof(uint16_t);
+  const auto weight_bytes =
+      static_cast<size_t>(kGroupedTileOutputs * (bf16_products ? kGroupedPartBf16 : kGroupedPartF32)) * element;
   const auto product_bytes = static_cast<size_t>(most_rows * kGroupedTileOutputs) * sizeof(float);
   for_each_item(items, work, weight_bytes, product_bytes, [&](int64_t item, void* tile_weights, float* tile_products) {
     const int64_t i = item / tiles, expert = experts[i];
@@ -309,9 +261,13 @@ void products_rows_bf16(const Mxfp4Experts& weights, const float* x, InputLayout
                                weights.scales.data() + first_group,
                                weights.groups,
                                outputs,
-                               gathered + first_row[i] * length,
+                               static_cast<const std::byte*>(gathered) + static_cast<size_t>(first_row[i] * length) * element,
                                slots.count(expert)};
-    grouped_rows_avx512bf16(tile, tile_weights, tile_products);
+    if (bf16_products) {
+      grouped_rows_avx512bf16(tile, tile_weights, tile_products);
+    } else {
+      grouped_rows_avx512_f32(tile, tile_weights, tile_products);
+    }
     grouped_store_rows_avx512(tile_products, outputs, slot_offsets(slots, expert, out_rows, first_output),
                               slots.count(expert), y);
   });
@@ -330,10 +286,8 @@ void grouped_expert_products(const Mxfp4Experts& weights, const float* x, InputL
   const tensor::gemm::Isa isa = tensor::gemm::active_isa();
   const bool packed = packed_enabled && (isa == tensor::gemm::Isa::Avx512Bf16 ||
                                          (isa == tensor::gemm::Isa::Avx512 && !bf16_products));
-  if (packed && bf16_products) {
-    products_rows_bf16(weights, x, layout, slots, experts, y);
-  } else if (packed) {
-    products_packed_f32(weights, x, layout, slots, experts, y);
+  if (packed) {
+    products_packed(weights, x, layout, slots, experts, bf16_products, y);
   } else {
     products_on_gemm(weights, x, layout, slots, experts, bf16_products, y);
   }

@@ -48,9 +48,8 @@ struct ProductsOut {
 // is a bf16 value) and multiplied by the gathered matrix. Work items are
 // (expert, tile), shared by the OpenMP threads; each is computed whole by
 // one thread, so the bits do not depend on the thread count. The product:
-// - with AVX-512 (f32) or AVX512-BF16 (bf16 too), the packed kernels
-//   below: f32 inputs gathered into panels of 16 rows, bf16 inputs as
-//   rows; weights decoded a part of the row at a time; each output's bits
+// - with AVX-512 (f32) or AVX512-BF16 (bf16 too), the packed kernel
+//   below: weights decoded a part of the row at a time; each output's bits
 //   depend on its two rows only;
 // - otherwise tensor::gemm (gemm_bt_serial), the dense `linear`'s product,
 //   whose bits depend on how many slots chose the expert (the product's
@@ -72,60 +71,33 @@ void* thread_scratch(Scratch which, size_t bytes);
 // one block of the library's grid.
 inline constexpr int64_t kGroupedTileOutputs = 128;
 
-// The packed kernels (mxfp4_grouped_avx512.cpp): f32 inputs on CPUs with
-// AVX-512, bf16 inputs on CPUs with AVX512-BF16.
-//
-// f32: an expert's gathered inputs lie in panels of kGroupedPanelRows rows
-// (the last padded with zero rows), each panel [length][16], panel after
-// panel.
-inline constexpr int64_t kGroupedPanelRows = 16;
-// The inner dimension goes in parts of this many values (multiples of 32,
-// one MXFP4 group): an f32 part of 4 panels is 32 KiB of inputs, which
-// stays in L1 while the tiles use it, with the 48 weight rows (24 KiB)
-// decoded at a time; a bf16 part of 64 tokens is 16 KiB, with 12 KiB of
-// weights.
+// The packed kernel (mxfp4_grouped_avx512.cpp): f32 inputs on CPUs with
+// AVX-512, bf16 inputs on CPUs with AVX512-BF16. An expert's gathered
+// inputs are its tokens' rows, [tokens][length], f32 or bf16 bits, with no
+// padding. The inner dimension goes in parts of this many values
+// (multiples of 32, one MXFP4 group), 48 weight rows decoded at a time:
+// 24 KiB of weights in f32 and in bf16, with a part of each token's row.
 inline constexpr int64_t kGroupedPartF32 = 128;
 inline constexpr int64_t kGroupedPartBf16 = 256;
 
-// One f32 work item: `outputs` consecutive weight rows of one expert
-// (packed blocks and scales from its first row) times all the expert's
-// panels.
-struct GroupedTile {
-  const uint8_t* blocks = nullptr;  // outputs * groups * 16 bytes
-  const uint8_t* scales = nullptr;  // outputs * groups bytes
-  int64_t groups = 0;
-  int64_t outputs = 0;
-  const void* panels = nullptr;  // f32
-  int64_t panel_count = 0;
-};
-
-// c[o * panel_count * 16 + row] receives output o of gathered row `row`
-// (padding rows included); `part` is scratch of outputs * kGroupedPartF32
-// floats. Each output is summed over i in increasing order from zero, one
-// fused multiply-add per index, so its bits depend on its own input row and
-// weight row only.
-void grouped_tile_avx512_f32(const GroupedTile& tile, void* part, float* c);
-
-// Packs 16 gathered f32 input rows (`length` values each, a multiple of 32;
-// a null row stands for a row of zeros) into one panel of the layout above.
-void grouped_pack_panel_f32(const float* const inputs[kGroupedPanelRows], int64_t length, float* panel);
-
-// bf16: an expert's gathered inputs are its tokens' rows, [tokens][length]
-// bf16 bits, with no padding.
+// One work item: `outputs` consecutive weight rows of one expert (packed
+// blocks and scales from its first row) times all the expert's tokens.
 struct GroupedRowsTile {
   const uint8_t* blocks = nullptr;  // outputs * groups * 16 bytes
   const uint8_t* scales = nullptr;  // outputs * groups bytes
   int64_t groups = 0;
   int64_t outputs = 0;  // at most kGroupedTileOutputs
-  const uint16_t* inputs = nullptr;
+  const void* inputs = nullptr;  // f32, or bf16 bits
   int64_t tokens = 0;
 };
 
 // c[t * kGroupedTileOutputs + o] receives output o of token t; `part` is
-// scratch of kGroupedTileOutputs * kGroupedPartBf16 bf16 values. Each
-// output is summed over the pairs of indices (2p, 2p + 1) in increasing
-// order from zero, one vdpbf16ps per pair, so its bits depend on its own
-// input row and weight row only.
+// scratch of kGroupedTileOutputs * kGroupedPart* values of the tile's type.
+// Each output is summed over i in increasing order from zero, one fused
+// multiply-add per index (f32) or one vdpbf16ps per pair of indices (2p,
+// 2p + 1) (bf16), so its bits depend on its own input row and weight row
+// only.
+void grouped_rows_avx512_f32(const GroupedRowsTile& tile, void* part, float* c);
 void grouped_rows_avx512bf16(const GroupedRowsTile& tile, void* part, float* c);
 
 // One input row (`length` f32 values, a multiple of 16, each a bf16 value)
@@ -137,12 +109,6 @@ void grouped_gather_bf16(const float* input, int64_t length, uint16_t* row);
 // rounded to bf16 as tensor::float_to_bf16_bits does.
 void grouped_store_rows_avx512(const float* c, int64_t outputs, const int64_t* offsets, int64_t count,
                                ProductsOut y);
-
-// Stores a tile's products c[o * c_stride + row] (o < outputs, row < count)
-// to output row `row`, which starts at element offsets[row] of `y`: f32, or
-// rounded to bf16 as tensor::float_to_bf16_bits does.
-void grouped_scatter_avx512(const float* c, int64_t c_stride, int64_t outputs, const int64_t* offsets, int64_t count,
-                            ProductsOut y);
 
 // Off: grouped products take tensor::gemm even where the CPU has the packed
 // kernel (for bench_grouped's comparison and the tests). On by default.

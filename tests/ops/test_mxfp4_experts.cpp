@@ -469,14 +469,12 @@ TEST_CASE("grouped MXFP4 products on the packed AVX-512 kernel") {
     SUCCEED("no AVX-512 on this CPU: the packed kernel is never chosen");
     return;
   }
-  // Slot counts giving 1 to 7 panels of 16 rows, none a multiple of 16
-  // (the f32 kernel's runs of 4, 3+2 and 4+3 panels, and a lone one), whose
-  // last panels hold 8, 1, 8, 5, 11, 10, 4, 15 and 6 rows of inputs, and 0 to
-  // 7 tokens past a multiple of 8 (the bf16 kernel's token tiles); 131
-  // output rows (a 128-row tile and 3 more: no multiple of the 6, 8, 12 or
-  // 16 weight rows of a register tile); 1 group (one short part), 5 (160
-  // values: a part of 128 and a short one) and 9 (288: over one bf16 part
-  // of 256).
+  // Slot counts of 8 to 100 tokens per expert, 0 to 7 past a multiple of
+  // 8 (the kernel's token tiles: a last tile of every width); 131 output
+  // rows (a tile of 128, decoded in blocks of 48, 48 and 32 rows, and a
+  // tile of 3, one partly filled vector of 16); 1 group (one short part), 5 (160
+  // values: an f32 part of 128 and a short one) and 9 (288: over one bf16
+  // part of 256).
   const int64_t groups = GENERATE(1, 5, 9);
   const std::vector<int64_t> counts = {8, 17, 40, 53, 75, 90, 100, 31, 38};
   const Problem p = counted_problem(counts, 131, groups, 11u + static_cast<uint32_t>(groups));

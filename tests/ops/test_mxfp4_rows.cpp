@@ -91,7 +91,7 @@ TEST_CASE("the paired MXFP4 row kernel keeps the eight-lane kernel's bits") {
 // tensor::float_to_bf16_bits on every kind of value (ties both ways, values
 // that round up into the next binade or to infinity, subnormals, infinities,
 // NaNs of either sign with payloads), and the combine's sum the scalar one's.
-TEST_CASE("grouped scatter and combine on AVX-512 round as float_to_bf16_bits") {
+TEST_CASE("grouped stores and combine on AVX-512 round as float_to_bf16_bits") {
   if (!linnet::tensor::gemm::isa_supported(linnet::tensor::gemm::Isa::Avx512)) {
     SUCCEED("no AVX-512 on this CPU: these kernels are never chosen");
     return;
@@ -106,10 +106,10 @@ TEST_CASE("grouped scatter and combine on AVX-512 round as float_to_bf16_bits") 
     return std::bit_cast<float>(static_cast<uint32_t>(random()));
   };
 
-  // A tile of 131 outputs (8 blocks of 16 and 3 more) for 37 rows, c_stride
-  // 48 (three panels); the rows land in a shuffled order.
-  const int64_t outputs = 131, rows = 37, c_stride = 48;
-  std::vector<float> c(static_cast<size_t>(outputs * c_stride));
+  // A tile of 125 outputs (7 vectors of 16 and 13 more) for 37 tokens,
+  // c[t * 128 + o]; the tokens' rows land in a shuffled order.
+  const int64_t outputs = 125, rows = 37, c_stride = linnet::ops::detail::kGroupedTileOutputs;
+  std::vector<float> c(static_cast<size_t>(rows * c_stride));
   for (size_t i = 0; i < c.size(); ++i) c[i] = any_value(i);
   std::vector<int64_t> order(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) order[static_cast<size_t>(r)] = r;
@@ -119,14 +119,14 @@ TEST_CASE("grouped scatter and combine on AVX-512 round as float_to_bf16_bits") 
   std::vector<float> y_f32(static_cast<size_t>(rows * outputs), 1.0f);
   std::vector<uint16_t> y_bf16(y_f32.size(), 0x1234);
   using linnet::ops::detail::ProductsOut;
-  linnet::ops::detail::grouped_scatter_avx512(c.data(), c_stride, outputs, offsets.data(), rows,
-                                              ProductsOut{y_f32.data(), nullptr});
-  linnet::ops::detail::grouped_scatter_avx512(c.data(), c_stride, outputs, offsets.data(), rows,
-                                              ProductsOut{nullptr, y_bf16.data()});
+  linnet::ops::detail::grouped_store_rows_avx512(c.data(), outputs, offsets.data(), rows,
+                                                 ProductsOut{y_f32.data(), nullptr});
+  linnet::ops::detail::grouped_store_rows_avx512(c.data(), outputs, offsets.data(), rows,
+                                                 ProductsOut{nullptr, y_bf16.data()});
   size_t wrong_f32 = 0, wrong_bf16 = 0;
   for (int64_t row = 0; row < rows; ++row)
     for (int64_t o = 0; o < outputs; ++o) {
-      const float value = c[static_cast<size_t>(o * c_stride + row)];
+      const float value = c[static_cast<size_t>(row * c_stride + o)];
       const size_t at = static_cast<size_t>(offsets[static_cast<size_t>(row)] + o);
       wrong_f32 += std::bit_cast<uint32_t>(y_f32[at]) != std::bit_cast<uint32_t>(value);
       wrong_bf16 += y_bf16[at] != linnet::tensor::float_to_bf16_bits(value);
