@@ -36,6 +36,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "linnet/tensor/bf16_round_avx512.hpp"
@@ -132,57 +133,48 @@ void prefetch_first_parts(const uint8_t* blocks, const uint8_t* scales, int64_t 
 // x + t * x_stride (in values), at the part's first value.
 
 // f32: a step is one value; one fused multiply-add.
-template <int MT, int NV>
-void tile_f32(const void* weights, const void* x, int64_t x_stride, int64_t steps, float* c, int64_t c_stride,
-              bool first) {
-  const auto* const w = static_cast<const float*>(weights);
-  const auto* const inputs = static_cast<const float*>(x);
-  __m512 acc[MT][NV];
-#pragma GCC unroll 8
-  for (int t = 0; t < MT; ++t)
-#pragma GCC unroll 3
-    for (int v = 0; v < NV; ++v) acc[t][v] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + t * c_stride + 16 * v);
-  for (int64_t s = 0; s < steps; ++s) {
-    __m512 rows[NV];
-#pragma GCC unroll 3
-    for (int v = 0; v < NV; ++v) rows[v] = _mm512_loadu_ps(w + (v * steps + s) * 16);
-#pragma GCC unroll 8
-    for (int t = 0; t < MT; ++t) {
-      const __m512 input = _mm512_set1_ps(inputs[t * x_stride + s]);
-#pragma GCC unroll 3
-      for (int v = 0; v < NV; ++v) acc[t][v] = _mm512_fmadd_ps(rows[v], input, acc[t][v]);
-    }
-  }
-#pragma GCC unroll 8
-  for (int t = 0; t < MT; ++t)
-#pragma GCC unroll 3
-    for (int v = 0; v < NV; ++v) _mm512_storeu_ps(c + t * c_stride + 16 * v, acc[t][v]);
-}
+struct F32Steps {
+  using Row = __m512;
+  static Row row(const void* weights, int64_t at) { return _mm512_loadu_ps(static_cast<const float*>(weights) + at); }
+  static Row input(const void* x, int64_t at) { return _mm512_set1_ps(static_cast<const float*>(x)[at]); }
+  static __m512 madd(__m512 acc, Row row, Row input) { return _mm512_fmadd_ps(row, input, acc); }
+};
 
 // bf16: a step is a pair of values (a dword per row: values 2s, 2s + 1);
 // one vdpbf16ps, the weights its first operand as the token-lane kernel
 // had them (both products are exact either way).
-template <int MT, int NV>
-void tile_bf16(const void* weights, const void* x, int64_t x_stride, int64_t steps, float* c, int64_t c_stride,
-               bool first) {
-  const auto* const w = static_cast<const uint32_t*>(weights);
-  const auto* const inputs = static_cast<const uint16_t*>(x);
+struct Bf16Steps {
+  using Row = __m512bh;
+  static Row row(const void* weights, int64_t at) {
+    return (__m512bh)_mm512_loadu_si512(static_cast<const uint32_t*>(weights) + at);
+  }
+  static Row input(const void* x, int64_t at) {
+    int32_t pair;
+    __builtin_memcpy(&pair, static_cast<const uint16_t*>(x) + 2 * at, sizeof pair);
+    return (__m512bh)_mm512_set1_epi32(pair);
+  }
+  static __m512 madd(__m512 acc, Row row, Row input) { return _mm512_dpbf16_ps(acc, row, input); }
+};
+
+template <class Steps, int MT, int NV>
+void tile(const void* weights, const void* x, int64_t x_stride, int64_t steps, float* c, int64_t c_stride,
+          bool first) {
+  // Token t's step s is step t * x_stride / (values per step) + s of x.
+  const int64_t token_steps = x_stride / (std::is_same_v<Steps, Bf16Steps> ? 2 : 1);
   __m512 acc[MT][NV];
 #pragma GCC unroll 8
   for (int t = 0; t < MT; ++t)
 #pragma GCC unroll 3
     for (int v = 0; v < NV; ++v) acc[t][v] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + t * c_stride + 16 * v);
   for (int64_t s = 0; s < steps; ++s) {
-    __m512bh rows[NV];
+    typename Steps::Row rows[NV];
 #pragma GCC unroll 3
-    for (int v = 0; v < NV; ++v) rows[v] = (__m512bh)_mm512_loadu_si512(w + (v * steps + s) * 16);
+    for (int v = 0; v < NV; ++v) rows[v] = Steps::row(weights, (v * steps + s) * 16);
 #pragma GCC unroll 8
     for (int t = 0; t < MT; ++t) {
-      int32_t pair;
-      __builtin_memcpy(&pair, inputs + t * x_stride + 2 * s, sizeof pair);
-      const __m512bh input = (__m512bh)_mm512_set1_epi32(pair);
+      const typename Steps::Row input = Steps::input(x, t * token_steps + s);
 #pragma GCC unroll 3
-      for (int v = 0; v < NV; ++v) acc[t][v] = _mm512_dpbf16_ps(acc[t][v], rows[v], input);
+      for (int v = 0; v < NV; ++v) acc[t][v] = Steps::madd(acc[t][v], rows[v], input);
     }
   }
 #pragma GCC unroll 8
@@ -201,11 +193,7 @@ struct Tiles {
 
   template <int NV, int... T>
   void fill(std::integer_sequence<int, T...>) {
-    if constexpr (Bf16) {
-      ((table[NV - 1][T] = &tile_bf16<T + 1, NV>), ...);
-    } else {
-      ((table[NV - 1][T] = &tile_f32<T + 1, NV>), ...);
-    }
+    ((table[NV - 1][T] = &tile<std::conditional_t<Bf16, Bf16Steps, F32Steps>, T + 1, NV>), ...);
   }
   Tiles() {
     fill<1>(std::make_integer_sequence<int, kTileTokens>());
