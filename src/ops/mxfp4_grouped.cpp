@@ -257,11 +257,13 @@ void products_packed(const Mxfp4Experts& weights, const float* x, InputLayout la
     const int64_t first_output = (item % tiles) * kGroupedTileOutputs;
     const int64_t outputs = std::min(kGroupedTileOutputs, out_rows - first_output);
     const int64_t first_group = (expert * out_rows + first_output) * weights.groups;
+    const auto* const inputs =
+        static_cast<const std::byte*>(gathered) + static_cast<size_t>(first_row[i] * length) * element;
     const GroupedRowsTile tile{weights.blocks.data() + first_group * kMxfp4BlockBytes,
                                weights.scales.data() + first_group,
                                weights.groups,
                                outputs,
-                               static_cast<const std::byte*>(gathered) + static_cast<size_t>(first_row[i] * length) * element,
+                               inputs,
                                slots.count(expert)};
     if (bf16_products) {
       grouped_rows_avx512bf16(tile, tile_weights, tile_products);

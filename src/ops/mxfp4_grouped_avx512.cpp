@@ -281,7 +281,8 @@ void tile_product(const GroupedRowsTile& tile, void* part, float* c) {
       const auto vectors = static_cast<int>((block_rows + 15) / 16);
       for (int64_t token = 0; token < tile.tokens; token += kTileTokens) {
         const auto tokens = static_cast<int>(smaller(kTileTokens, tile.tokens - token));
-        const auto* const x = static_cast<const std::byte*>(tile.inputs) + (token * length + first_group * 32) * element;
+        const auto* const x =
+            static_cast<const std::byte*>(tile.inputs) + (token * length + first_group * 32) * element;
         tiles.table[vectors - 1][tokens - 1](part, x, length, steps, c + token * kGroupedTileOutputs + block,
                                              kGroupedTileOutputs, first_group == 0);
       }
