@@ -24,6 +24,10 @@ namespace {
 
 inline int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
 
+// A block whose x rows take at most this many bytes (a decode step's row,
+// a prompt of a few tokens) goes through the inner dimension in one part.
+constexpr int64_t kStreamedRowsBytes = int64_t{256} * 1024;
+
 // How far ahead a streaming tile prefetches its w rows, in bytes (whatever
 // the element type: an f32 step over bf16 weights covers 32 bytes, a bf16
 // step 64), and the cache line each prefetch brings.
@@ -32,10 +36,11 @@ constexpr int64_t kLineBytes = 64;
 
 // The part [begin, end) of the inner dimension for one tile. The first part
 // starts the sums at zero, the last writes them to y (the lanes added);
-// sums in between wait in `saved` (RM * RN accumulators).
+// sums in between wait in `saved` (RM * RN accumulators). `streams`: this
+// tile is the first to read its w rows' part, from memory (see below).
 template <class Lanes, class XT, class WT, int RM, int RN>
 void dot_tile(const XT* x, int64_t x_stride, const WT* w, int64_t w_stride, int64_t begin, int64_t end, bool first,
-              bool last, typename Lanes::Acc* saved, float* y, int64_t y_stride) {
+              bool last, bool streams, typename Lanes::Acc* saved, float* y, int64_t y_stride) {
   using Acc = typename Lanes::Acc;
   Acc acc[RM][RN];
 #pragma GCC unroll 8
@@ -57,12 +62,16 @@ void dot_tile(const XT* x, int64_t x_stride, const WT* w, int64_t w_stride, int6
     }
   };
   int64_t i = begin;
-  if constexpr (RM <= 2) {
+  if (RM <= 2 || streams) {
     // A tile of one or two x rows streams w from memory (decode) and does
     // too little arithmetic to hide the latency; checkpoint weights sit in
     // 4 KiB pages, where the hardware prefetcher stops at every page edge,
     // so each w row is fetched a kilobyte ahead by hand, one prefetch per
     // cache line: the steps go in groups that cover a line of each w row.
+    // So does a wider tile that is the first of its block to read a part
+    // of w (a prompt of a few tokens: its other row tiles then find that
+    // part in cache): without it, products of 4 to 16 rows read their
+    // weights at 10-17 GB/s, waiting on each line (docs/performance.md).
     constexpr int64_t line_steps = kLineBytes / (step * static_cast<int64_t>(sizeof(WT))) > 0
                                        ? kLineBytes / (step * static_cast<int64_t>(sizeof(WT)))
                                        : 1;
@@ -109,7 +118,7 @@ void dot_tile(const XT* x, int64_t x_stride, const WT* w, int64_t w_stride, int6
 }
 
 template <class Lanes, class XT, class WT>
-using TileFunction = void (*)(const XT*, int64_t, const WT*, int64_t, int64_t, int64_t, bool, bool,
+using TileFunction = void (*)(const XT*, int64_t, const WT*, int64_t, int64_t, int64_t, bool, bool, bool,
                               typename Lanes::Acc*, float*, int64_t);
 
 // tiles[rm - 1][rn - 1]: the tile of rm x rn, for the edges of a block.
@@ -148,9 +157,15 @@ void run_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out
   // by one tile only, so there is nothing for the parts to keep in cache;
   // the whole inner dimension in one part lets each tile stream its w rows
   // from start to end, the long sequential reads the hardware prefetcher
-  // needs (parts of 512 elements made them 1 KiB jumps between rows).
-  const bool one_row_tile = row_end - row_begin <= kRows;
-  const int64_t part = one_row_tile || p.inner < Lanes::kPart * 3 / 2 ? p.inner : Lanes::kPart;
+  // needs (parts of 512 elements made them 1 KiB jumps between rows). So
+  // do a few tiles of rows whose x fits in L2 (kStreamedRowsBytes): the
+  // first streams a block's w rows from memory, prefetching ahead, and the
+  // others find them in L2. In parts, the first tile's 1 KiB per w row was
+  // too short for the prefetches to run ahead of it: 8 and 16 rows by
+  // Mistral's 4096 x 14336 ran at 28-36% of the peak, 1.2-1.3x slower.
+  const int64_t rows = row_end - row_begin;
+  const bool streamed = rows <= kRows || rows * p.inner * static_cast<int64_t>(sizeof(XT)) <= kStreamedRowsBytes;
+  const int64_t part = streamed || p.inner < Lanes::kPart * 3 / 2 ? p.inner : Lanes::kPart;
   Acc* saved = static_cast<Acc*>(scratch);
   const XT* x = static_cast<const XT*>(p.x);
   const WT* w = static_cast<const WT*>(p.w);
@@ -167,7 +182,7 @@ void run_block(const Problem& p, int64_t row_begin, int64_t row_end, int64_t out
           for (int64_t o = o0; o < o1; o += kCols) {
             const int64_t rn = smaller(kCols, o1 - o);
             table.tiles[rm - 1][rn - 1](x + r * p.x_stride, p.x_stride, w + o * p.w_stride, p.w_stride, k0, k1, first,
-                                        last, tile_sums, p.y + r * p.y_stride + o, p.y_stride);
+                                        last, streamed && r == r0, tile_sums, p.y + r * p.y_stride + o, p.y_stride);
             tile_sums += kRows * kCols;
           }
         }

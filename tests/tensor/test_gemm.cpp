@@ -92,11 +92,14 @@ struct Size {
 
 // Sizes around every tile (2x2, 3x4, 4x6), vector width (1, 8, 16, 32),
 // block (48 or 64 rows and outputs) and part of the inner dimension (512
-// or 1024 elements, a single part below 1.5 of it).
+// or 1024 elements, a single part below 1.5 of it; a single part too when
+// the rows' x fits in 256 KiB: {13, 37, 1601} and {9, 50, 4100} go through
+// several row tiles in one part, {66, 49, 1537} in f32 and {40, 20, 4100}
+// in parts).
 const std::vector<Size> kSizes = {{1, 1, 1},    {1, 1, 31},   {1, 7, 33},    {2, 5, 16},    {3, 4, 8},
                                   {4, 6, 32},   {5, 13, 17},  {7, 11, 47},   {9, 25, 100},  {13, 37, 257},
                                   {1, 50, 65},  {6, 1, 3},    {17, 19, 0},   {3, 5, 1601},  {1, 3, 2048},
-                                  {70, 53, 801}, {66, 49, 1537}};
+                                  {70, 53, 801}, {66, 49, 1537}, {13, 37, 1601}, {9, 50, 4100}, {40, 20, 4100}};
 
 }  // namespace
 
