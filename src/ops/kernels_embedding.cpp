@@ -6,10 +6,26 @@
 #include <cstring>
 
 #include "kernel_support.hpp"
+#include "linnet/tensor/read_ahead.hpp"
 
 namespace linnet::ops::detail {
 
 namespace {
+
+// A table in the checkpoint's mapping is read a row per token, each row
+// from the disk when the page cache does not hold it: a decode step's new
+// token then waits for its row (on the development VM, whose kernel drops
+// unmapped file pages it sees unused, half the steps of a Mistral-width
+// decode waited 3.5-7 ms). So the first lookup asks for the whole table,
+// in the background (docs/performance.md).
+constexpr size_t kReadAheadTableBytes = size_t{16} << 20;
+void read_table_ahead(const Tensor& table) {
+  const std::optional<Tensor> stored = table.stored_bf16();
+  const Tensor& bytes = stored ? *stored : table;
+  if (bytes.is_writable()) return;  // our own memory, not a mapping
+  const size_t size = static_cast<size_t>(bytes.numel()) * bytes.element_size();
+  if (size >= kReadAheadTableBytes) tensor::read_ahead_in_background(bytes.raw_data(), size);
+}
 
 std::optional<eval::Value> run_embedding(const eval::NativeCall& call) {
   const Tensor ids = contiguous_i64(tensor_argument(call, "ids"));
@@ -22,6 +38,7 @@ std::optional<eval::Value> run_embedding(const eval::NativeCall& call) {
   }
   Shape shape = ids.shape();
   shape.push_back(width);
+  read_table_ahead(table);
   if (const std::optional<Tensor> stored = table.stored_bf16()) {
     // An f32 table stored as bf16: the rows widened as they are copied
     // (exact), without making the whole table's f32 copy.
