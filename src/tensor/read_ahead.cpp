@@ -4,9 +4,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 
 namespace linnet::tensor {
