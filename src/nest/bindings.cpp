@@ -12,6 +12,7 @@
 
 #include "linnet/eval/error.hpp"
 #include "linnet/nest/card.hpp"
+#include "linnet/tensor/mapped_pages.hpp"
 
 namespace linnet::nest {
 
@@ -126,29 +127,6 @@ void release_mapped_pages(std::span<const std::byte> bytes) {
   advise_whole_units(bytes, page, MADV_DONTNEED);
 }
 
-namespace {
-
-// Asks the kernel to cache and map the packed (u8) MXFP4 expert weights of
-// a mapped checkpoint in 2 MiB pages rather than 4 KiB ones. A prompt reads
-// every expert's weights whole, in rows whose parts are far apart, so a
-// 4 KiB mapping costs a page-table walk for every few rows; measured on a
-// GPT-OSS prefill, the first part of each expert tile then waited ~1,000+
-// cycles per row on its page, against ~130 in 2 MiB pages
-// (docs/performance.md, "Where an item's decode waits: the expert weights'
-// pages"). Only the whole 2 MiB units inside the tensor are marked (a huge
-// page needs its whole unit in one hinted mapping anyway). The hint takes
-// effect for pages read into the page cache through this mapping
-// afterwards, and failure is harmless (no bits depend on it).
-void hint_huge_pages(std::span<const std::byte> bytes) {
-#ifdef MADV_HUGEPAGE
-  advise_whole_units(bytes, uintptr_t{1} << 21, MADV_HUGEPAGE);
-#else
-  (void)bytes;
-#endif
-}
-
-}  // namespace
-
 std::vector<std::string> unbound_tensors(const std::vector<eval::ParameterInfo>& manifest,
                                          const Checkpoint& checkpoint, const Bindings& bindings) {
   std::set<std::string> bound;
@@ -188,7 +166,13 @@ tensor::Tensor CheckpointParameterSource::load(const TensorRecord& record, const
     counts_.copied_bytes += record.bytes.size();
   } else {
     stored_tensor = tensor::Tensor::borrow(stored, shape, record.bytes.data(), record.keep_alive);
-    if (stored == tensor::DType::U8) hint_huge_pages(record.bytes);
+    // The packed (u8) MXFP4 experts: a prompt reads every expert's weights
+    // whole, in rows whose parts are far apart, so a 4 KiB mapping costs a
+    // page-table walk every few rows (measured on a GPT-OSS prefill, the
+    // first part of each expert tile waited ~1,000+ cycles per row on its
+    // page, against ~130 in 2 MiB pages: docs/performance.md, "Where an
+    // item's decode waits: the expert weights' pages").
+    if (stored == tensor::DType::U8) tensor::prefer_huge_pages(record.bytes.data(), record.bytes.size());
     if (!widen) {
       ++counts_.borrowed;
       counts_.borrowed_bytes += record.bytes.size();

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "kernel_support.hpp"
-#include "linnet/tensor/read_ahead.hpp"
+#include "linnet/tensor/mapped_pages.hpp"
 
 namespace linnet::ops::detail {
 

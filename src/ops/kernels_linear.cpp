@@ -15,6 +15,7 @@
 
 #include "kernel_support.hpp"
 #include "linnet/tensor/gemm.hpp"
+#include "linnet/tensor/mapped_pages.hpp"
 
 namespace linnet::ops::detail {
 
@@ -81,10 +82,23 @@ void weight_tiles_product(int64_t rows, int64_t out, int64_t in, gemm::Operand x
 // precision and as PyTorch's addmm (F.linear with a bias) does. The body
 // under `exact` rounds the product and then the addition; in f32 the two
 // are the same bits.
+// A weight that lies in the checkpoint's mapping is read whole by every
+// product: mapped in 2 MiB pages where the kernel can
+// (tensor::prefer_huge_pages).
+constexpr size_t kHugePageWeightBytes = size_t{4} << 20;
+void prefer_huge_pages_for(const Tensor& weight) {
+  const std::optional<Tensor> stored = weight.stored_bf16();
+  const Tensor& bytes = stored ? *stored : weight;
+  if (bytes.is_writable() || bytes.unmade()) return;  // our own memory, not a mapping
+  const size_t size = static_cast<size_t>(bytes.numel()) * bytes.element_size();
+  if (size >= kHugePageWeightBytes) tensor::prefer_huge_pages(bytes.raw_data(), size);
+}
+
 std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
   const Tensor x = product_operand(tensor_argument(call, "x"));
   const Tensor& given_weight = tensor_argument(call, "weight");
+  prefer_huge_pages_for(given_weight);
   // An unmade f32 or bf16 weight is multiplied a tile at a time, never made.
   const bool by_tiles =
       given_weight.unmade() && (given_weight.dtype() == DType::F32 || given_weight.dtype() == DType::BF16);

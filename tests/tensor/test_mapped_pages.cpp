@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../temp_dir.hpp"
-#include "linnet/tensor/read_ahead.hpp"
+#include "linnet/tensor/mapped_pages.hpp"
 
 namespace {
 
