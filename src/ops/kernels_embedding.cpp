@@ -20,11 +20,8 @@ namespace {
 // in the background (docs/performance.md).
 constexpr size_t kReadAheadTableBytes = size_t{16} << 20;
 void read_table_ahead(const Tensor& table) {
-  const std::optional<Tensor> stored = table.stored_bf16();
-  const Tensor& bytes = stored ? *stored : table;
-  if (bytes.is_writable()) return;  // our own memory, not a mapping
-  const size_t size = static_cast<size_t>(bytes.numel()) * bytes.element_size();
-  if (size >= kReadAheadTableBytes) tensor::read_ahead_in_background(bytes.raw_data(), size);
+  const std::optional<std::span<const std::byte>> bytes = mapped_bytes(table);
+  if (bytes && bytes->size() >= kReadAheadTableBytes) tensor::read_ahead_in_background(bytes->data(), bytes->size());
 }
 
 std::optional<eval::Value> run_embedding(const eval::NativeCall& call) {

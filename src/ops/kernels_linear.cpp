@@ -76,24 +76,21 @@ void weight_tiles_product(int64_t rows, int64_t out, int64_t in, gemm::Operand x
   }
 }
 
+// A weight that lies in the checkpoint's mapping is read whole by every
+// product: mapped in 2 MiB pages where the kernel can
+// (tensor::prefer_huge_pages).
+constexpr size_t kHugePageWeightBytes = size_t{4} << 20;
+void prefer_huge_pages_for(const Tensor& weight) {
+  const std::optional<std::span<const std::byte>> bytes = mapped_bytes(weight);
+  if (bytes && bytes->size() >= kHugePageWeightBytes) tensor::prefer_huge_pages(bytes->data(), bytes->size());
+}
+
 // `linear<*S, In, Out, T>(x, weight, bias)`. The body's `projected + offset`
 // is one more term of the sum: the bias joins the f32 accumulator and the
 // result rounds to T once, as `equivalent` evaluates a sum in a low
 // precision and as PyTorch's addmm (F.linear with a bias) does. The body
 // under `exact` rounds the product and then the addition; in f32 the two
 // are the same bits.
-// A weight that lies in the checkpoint's mapping is read whole by every
-// product: mapped in 2 MiB pages where the kernel can
-// (tensor::prefer_huge_pages).
-constexpr size_t kHugePageWeightBytes = size_t{4} << 20;
-void prefer_huge_pages_for(const Tensor& weight) {
-  const std::optional<Tensor> stored = weight.stored_bf16();
-  const Tensor& bytes = stored ? *stored : weight;
-  if (bytes.is_writable() || bytes.unmade()) return;  // our own memory, not a mapping
-  const size_t size = static_cast<size_t>(bytes.numel()) * bytes.element_size();
-  if (size >= kHugePageWeightBytes) tensor::prefer_huge_pages(bytes.raw_data(), size);
-}
-
 std::optional<eval::Value> run_linear(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
   const Tensor x = product_operand(tensor_argument(call, "x"));
