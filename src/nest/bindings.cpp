@@ -7,8 +7,6 @@
 #include <set>
 #include <simdjson.h>
 #include <sstream>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "linnet/eval/error.hpp"
 #include "linnet/nest/card.hpp"
@@ -103,30 +101,6 @@ std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::Paramet
   return problems;
 }
 
-namespace {
-
-// Gives the kernel `advice` for the `unit`-aligned units that lie wholly
-// inside `bytes`. A unit only partly the tensor's is left alone: rounded
-// outward, the first or last one could reach past the file's mapping into
-// memory that is not ours, or drop pages a neighbouring tensor still reads.
-void advise_whole_units(std::span<const std::byte> bytes, uintptr_t unit, int advice) {
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + unit - 1) / unit * unit;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) / unit * unit;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, advice);
-}
-
-}  // namespace
-
-// Tells the kernel that the mapped pages of a tensor just copied will not
-// be read again, so that a widened checkpoint does not also stay resident
-// in its stored form. The mapping is private and read-only: dropping its
-// clean pages loses nothing (a later read faults them back in from the
-// file). Only whole pages inside the tensor are released.
-void release_mapped_pages(std::span<const std::byte> bytes) {
-  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  advise_whole_units(bytes, page, MADV_DONTNEED);
-}
-
 std::vector<std::string> unbound_tensors(const std::vector<eval::ParameterInfo>& manifest,
                                          const Checkpoint& checkpoint, const Bindings& bindings) {
   std::set<std::string> bound;
@@ -188,7 +162,7 @@ tensor::Tensor CheckpointParameterSource::load(const TensorRecord& record, const
     return tensor::Tensor::widen_on_access(stored_tensor);
   }
   tensor::Tensor widened = stored_tensor.to(request.dtype);
-  release_mapped_pages(record.bytes);
+  tensor::release_mapped_pages(record.bytes.data(), record.bytes.size());
   ++counts_.widened;
   counts_.widened_bytes += static_cast<size_t>(widened.numel()) * widened.element_size();
   return widened;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "linnet/eval/error.hpp"
+#include "linnet/tensor/mapped_pages.hpp"
 
 namespace linnet::nest {
 
@@ -114,7 +115,7 @@ std::optional<tensor::Tensor> ShardedParameterSource::fetch(const eval::Paramete
                 whole.bytes.data() + static_cast<size_t>(o) * stride_bytes + static_cast<size_t>(rank_) * run_bytes,
                 run_bytes);
   }
-  release_mapped_pages(whole.bytes);
+  tensor::release_mapped_pages(whole.bytes.data(), whole.bytes.size());
   counts_.split_copied_bytes += copy->size();
   piece.bytes = std::span<const std::byte>(copy->data(), copy->size());
   piece.keep_alive = copy;

@@ -40,11 +40,17 @@ std::set<const void*>& huge_page_starts() {
 }
 
 // The `unit`-aligned units wholly inside [data, data + bytes): a unit only
-// partly the range's could reach into memory that is not ours.
+// partly the range's could reach past the file's mapping into memory that
+// is not ours, or drop pages a neighbouring tensor still reads.
 std::pair<uintptr_t, uintptr_t> whole_units(const void* data, size_t bytes, uintptr_t unit) {
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + unit - 1) / unit * unit;
   const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / unit * unit;
   return {begin, end};
+}
+
+uintptr_t page_bytes() {
+  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  return page;
 }
 
 }  // namespace
@@ -59,10 +65,14 @@ void prefer_huge_pages(const void* data, size_t bytes) {
 #endif
 }
 
+void release_mapped_pages(const void* data, size_t bytes) {
+  const auto [begin, end] = whole_units(data, bytes, page_bytes());
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 void read_ahead_in_background(const void* data, size_t bytes) {
   if (!first_time(read_ahead_starts, data)) return;
-  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const auto [begin, end] = whole_units(data, bytes, page);
+  const auto [begin, end] = whole_units(data, bytes, page_bytes());
   if (end <= begin) return;
   try {
     std::thread([begin, end] {

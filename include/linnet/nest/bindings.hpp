@@ -18,7 +18,6 @@
 #include <cstddef>
 #include <map>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -136,10 +135,5 @@ class CheckpointParameterSource : public eval::ParameterSource {
   bool cast_weights_ = false;
   LoadCounts counts_;
 };
-
-// Tells the kernel that these mapped pages will not be read again (a
-// tensor copied or widened out of the mapping), so that the stored form
-// does not also stay resident. Only whole pages inside `bytes` go.
-void release_mapped_pages(std::span<const std::byte> bytes);
 
 }  // namespace linnet::nest

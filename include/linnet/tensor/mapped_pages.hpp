@@ -27,4 +27,11 @@ void read_ahead_in_background(const void* data, size_t bytes);
 // row would map its whole 2 MiB.
 void prefer_huge_pages(const void* data, size_t bytes);
 
+// Tells the kernel that the whole pages inside [data, data + bytes) will
+// not be read again (a tensor copied or widened out of the mapping), so
+// that the stored form does not also stay resident. The mapping is private
+// and read-only: dropping its clean pages loses nothing (a later read
+// faults them back in from the file).
+void release_mapped_pages(const void* data, size_t bytes);
+
 }  // namespace linnet::tensor
