@@ -178,6 +178,30 @@ TEST_CASE("bf16 contraction widens to f32 and rounds once", "[contract]") {
   CHECK(half_bits(matmul(r.permute({1, 0}), r)) == half_bits(matmul(r32.permute({1, 0}), r32).to(DType::F16)));
 }
 
+TEST_CASE("a stack of row vectors with few terms keeps the f32 product's bits", "[contract]") {
+  // out[r, h] = sum[k] w[r, k] * rows[r, k, h]: a batch per r of a 1 x k
+  // vector times a k x h matrix, which runs as a plain loop for k <= 16
+  // and must give what Eigen's product of the widened operands gives.
+  const int64_t batch = 37;
+  for (int64_t k : {1, 2, 4, 7, 16, 17}) {
+    for (int64_t h : {19, 64, 333}) {
+      for (DType type : {DType::BF16, DType::F16}) {
+        CAPTURE(k, h, dtype_name(type));
+        const Tensor weights = Tensor::from_vector(random_floats(batch * k, 31 + k), {batch, k}, type);
+        const Tensor rows = Tensor::from_vector(random_floats(batch * k * h, 41 + h), {batch, k, h}, type);
+        const ContractionAxes axes{{0}, {0}, {1}, {1}};
+        const Tensor got = contract(weights, rows, axes, DType::F32);
+        const Tensor want = contract(weights.to(DType::F32), rows.to(DType::F32), axes);
+        REQUIRE(got.shape() == Shape{batch, h});
+        CHECK(got.to_vector<float>() == want.to_vector<float>());
+        // The weights transposed in memory (a strided row vector).
+        const Tensor strided = weights.permute({1, 0}).contiguous().permute({1, 0});
+        CHECK(contract(strided, rows, axes, DType::F32).to_vector<float>() == want.to_vector<float>());
+      }
+    }
+  }
+}
+
 TEST_CASE("large bf16 operands are widened in slices", "[contract]") {
   // k = 65536 makes a slice 64 columns (or rows) wide, so both operands'
   // slicing paths run several times, including a ragged last slice.
