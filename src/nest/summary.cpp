@@ -98,11 +98,21 @@ std::vector<std::vector<RankedToken>> top_k_rows(const tensor::Tensor& tensor, i
     const double* data = values.data();
     std::vector<RankedToken> ranked;
     if (keep == 1) {
-      // The best entry alone: one pass, no ranking of the others.
+      // The best entry alone: one pass, no ranking of the others, in
+      // ranks_before's order written as one comparison per entry (a
+      // greater value, or the first number after NaNs; ties keep the
+      // lower index), which is what a decode step's argmax over a
+      // 201088-wide row can afford.
       int64_t best = 0;
-      for (int64_t i = 1; i < width; ++i)
-        if (ranks_before(data[i], i, data[best], best)) best = i;
-      ranked.push_back({best, data[best]});
+      double best_value = data[0];
+      for (int64_t i = 1; i < width; ++i) {
+        const double value = data[i];
+        if (value > best_value || (best_value != best_value && value == value)) {
+          best = i;
+          best_value = value;
+        }
+      }
+      ranked.push_back({best, best_value});
     } else if (keep > 1) {
       std::iota(order.begin(), order.end(), int64_t{0});
       std::partial_sort(order.begin(), order.begin() + keep, order.end(),
