@@ -29,7 +29,8 @@ E stored(float value) {
 // Each row's sum of squares, in index order, for `count` (at most
 // kRowsAtOnce) rows of h elements from `in`. A row's sum is one chain of
 // dependent additions, so one row at a time waits on the adder's latency
-// for every element (a [512, 2880] prompt's norm took 1.3 ms); the rows of
+// for every element (a [512, 2880] prompt's whole norm took 1.8 ms, 0.9
+// with this and the vector row step); the rows of
 // a block run their chains side by side, each still in index order, so
 // every sum keeps its bits.
 constexpr int64_t kRowsAtOnce = 8;
