@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "kernel_support.hpp"
+#include "linnet/tensor/gemm.hpp"
 #include "norm_vector.hpp"
 
 namespace linnet::ops::detail {
@@ -59,7 +60,10 @@ void sums_of_squares(const E* in, int64_t h, int64_t count, float* sums) {
 // written as bf16: no f32 copies of the input or the result).
 template <class E>
 void rms_norm_rows(const E* in, const float* gain, E* out, int64_t rows, int64_t h, float eps) {
-  static const bool vector_rows = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  // The kernels' path (tensor::gemm's, which tests may override to hold
+  // the scalar and vector rows to the same bits).
+  const tensor::gemm::Isa isa = tensor::gemm::active_isa();
+  const bool vector_rows = isa == tensor::gemm::Isa::Avx512 || isa == tensor::gemm::Isa::Avx512Bf16;
   const float count = static_cast<float>(h);
   const int64_t blocks = (rows + kRowsAtOnce - 1) / kRowsAtOnce;
 #pragma omp parallel for schedule(static) if (tensor::worth_threads(rows * h))

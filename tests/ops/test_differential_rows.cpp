@@ -1,6 +1,7 @@
 // Differential tests of the row-wise kernels against their bodies: softmax,
 // rms_norm, layer_norm, log_softmax, token_log_probs, cross_entropy and
 // argmax.
+#include "linnet/tensor/gemm.hpp"
 #include "test_differential_support.hpp"
 
 using namespace ops_test;
@@ -50,6 +51,28 @@ TEST_CASE("rms_norm agrees with its body", "[differential][rows]") {
       require_agreement(label(call, type, eps.is_unit() ? "default eps" : "eps 1e-3"), results.native, results.body,
                         3);
     }
+  }
+}
+
+TEST_CASE("rms_norm's vector and scalar rows give the same bits", "[differential][rows]") {
+  namespace gemm = linnet::tensor::gemm;
+  if (!gemm::isa_supported(gemm::Isa::Avx512)) {
+    SUCCEED("no AVX-512 on this CPU: the scalar rows are the only ones");
+    return;
+  }
+  // 19 rows (two blocks of 8 and 3 more) of 2880 and of 37 values.
+  for (const int64_t h : {2880, 37}) {
+    std::mt19937 rng(307);
+    const Tensor x = random_tensor(rng, {19, h}, DType::BF16, -4.0, 4.0);
+    const Tensor weight = random_tensor(rng, {h}, DType::BF16, 0.25, 2.0);
+    OpCall call{"std.nn.norm::rms_norm", {v(x), v(weight)},
+                {{"S", shape({19})}, {"H", dim(h)}, {"T", dtype(DType::BF16)}}};
+    gemm::override_isa(gemm::Isa::Avx512);
+    const Tensor vector = run_native(call).tensor();
+    gemm::override_isa(gemm::Isa::Scalar);
+    const Tensor scalar = run_native(call).tensor();
+    gemm::override_isa(std::nullopt);
+    require_identical("rms_norm rows of " + std::to_string(h), vector, scalar);
   }
 }
 
