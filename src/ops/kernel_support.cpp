@@ -80,6 +80,7 @@ DType dtype_generic(const eval::NativeCall& call, std::string_view name) {
 
 Tensor contiguous_f32(const Tensor& x) { return x.to(DType::F32).contiguous(); }
 Tensor contiguous_i64(const Tensor& x) { return x.to(DType::I64).contiguous(); }
+Tensor contiguous_bool(const Tensor& x) { return x.to(DType::Bool).contiguous(); }
 
 std::optional<std::span<const std::byte>> mapped_bytes(const Tensor& tensor) {
   const std::optional<Tensor> stored = tensor.stored_bf16();
@@ -88,7 +89,6 @@ std::optional<std::span<const std::byte>> mapped_bytes(const Tensor& tensor) {
   const size_t size = static_cast<size_t>(bytes.numel()) * bytes.element_size();
   return std::span<const std::byte>(static_cast<const std::byte*>(bytes.raw_data()), size);
 }
-Tensor contiguous_bool(const Tensor& x) { return x.to(DType::Bool).contiguous(); }
 
 Rounding rounding_for(DType dtype) {
   switch (dtype) {

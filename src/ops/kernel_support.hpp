@@ -57,13 +57,13 @@ inline bool held_by_call_alone(const Tensor& x) {
 Tensor contiguous_f32(const Tensor& x);
 // `x` (any integer dtype) as contiguous i64 values.
 Tensor contiguous_i64(const Tensor& x);
+// A contiguous bool tensor (one byte per element, 0 or 1).
+Tensor contiguous_bool(const Tensor& x);
 // The stored bytes of a tensor that lies in the checkpoint's mapping (a
 // borrowed tensor, or the bf16 bytes under an f32 tensor widened on
 // access), for advice to the kernel about them (tensor/mapped_pages.hpp);
 // nothing for memory of our own or elements made on access.
 std::optional<std::span<const std::byte>> mapped_bytes(const Tensor& tensor);
-// A contiguous bool tensor (one byte per element, 0 or 1).
-Tensor contiguous_bool(const Tensor& x);
 
 // Rounding to the op's dtype, in f32: the identity for f32, nearest even
 // for bf16 (f16 is left to the bodies).
