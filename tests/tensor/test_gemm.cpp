@@ -388,6 +388,11 @@ TEST_CASE("a bf16 destination or a bias gives the bits of the f32 product rounde
     // More outputs than one block of the serial split (512), and threads.
     check_rounded(rng, Size{3, 1100, 40});
     check_rounded(rng, Size{45, 301, 1703});
+    // Decode-sized products over threads (at most four rows, taken in
+    // guided units of 48 outputs), and five rows (the equal-task split).
+    check_rounded(rng, Size{1, 1100, 1903});
+    check_rounded(rng, Size{4, 1100, 500});
+    check_rounded(rng, Size{5, 1100, 400});
   }
   INFO("default engine");
   for (const Size& size : kManyRowSizes) check_rounded(rng, size);
