@@ -169,10 +169,11 @@ constexpr int64_t kRoundedBlockOutputs = 512;
 // so that the threads finish together. With equal tasks of about an eighth
 // of a thread's share, the thread that finished first waited on the
 // other's last task at the end of every product: 6.5% of the main thread's
-// samples and 12.6% of the other's sat in OpenMP's wait in a Mistral-width
-// decode, and bench_decode at Mistral's widths ran at 1.22-1.43x the
-// memory-bound limit against 1.15-1.21x with this split (three alternated
-// runs).
+// samples sat in OpenMP's wait in a Mistral-width decode (the other
+// thread's 12.6% there also covers the interpreter's serial work), and
+// bench_decode at Mistral's widths ran at 1.22-1.43x the memory-bound limit
+// against 1.15-1.21x with this split (three alternated runs; whole decode
+// steps show no difference on the development VM: docs/performance.md).
 constexpr int64_t kFewRows = 4;
 constexpr int64_t kFewRowsUnit = 48;
 
