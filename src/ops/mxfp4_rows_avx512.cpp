@@ -71,22 +71,34 @@ inline __m512i group_indices() {
 // their own target, and run only where the CPU has it (mxfp4_rows_avx512).
 #define LINNET_VBMI __attribute__((target("avx512vbmi")))
 
-// The rows of a tile further on (from `next_row`), a cache line (four
-// groups) of each per four groups of this tile, and its scales every 64
-// groups: the rows of a tile lie one after another, so the hardware sees no
-// single stream to run ahead on (without this, the tile waits on memory for
-// most of its time). The code lines go to L2 (locality hint 2): a tile asks
-// for eight rows' lines at once, and with the vdpbf16ps tiles two ahead
-// that measured as fast as or faster than into L1 (1.56 against 1.64 ms per
-// gate-up call, five alternated runs).
-inline void prefetch_next_tile(const Mxfp4Rows& p, int64_t next_row, int64_t next_tile_rows, int64_t group) {
-  if (next_tile_rows <= 0) return;
+// A tile further on: its first row, and how many of its `tile_rows` rows
+// the run may read (none past the expert: `rows_after`; no std::min: see
+// mxfp4_rows.hpp).
+struct RowsAhead {
+  int64_t first = 0, count = 0;
+};
+inline RowsAhead rows_ahead(const Mxfp4Rows& p, int64_t first_row, int64_t tile_rows) {
+  const int64_t rows_left = p.rows + p.rows_after - first_row;
+  return {first_row, rows_left < tile_rows ? rows_left : tile_rows};
+}
+
+// The rows `ahead`, a cache line (four groups) of each per four groups of
+// this tile, and their scales every 64 groups: the rows of a tile lie one
+// after another, so the hardware sees no single stream to run ahead on
+// (without this, the tile waits on memory for most of its time). The code
+// lines go to L2 (locality hint 2): a tile asks for eight rows' lines at
+// once, and with the vdpbf16ps tiles two ahead that measured as fast as or
+// faster than into L1 (1.56 against 1.64 ms per gate-up call, five
+// alternated runs).
+inline void prefetch_rows_ahead(const Mxfp4Rows& p, RowsAhead ahead, int64_t group) {
+  if (ahead.count <= 0) return;
   const int64_t row_bytes = p.groups * 16;
   if (group % 4 == 0) {
-    for (int r = 0; r < next_tile_rows; ++r) __builtin_prefetch(p.blocks + (next_row + r) * row_bytes + group * 16, 0, 2);
+    for (int r = 0; r < ahead.count; ++r)
+      __builtin_prefetch(p.blocks + (ahead.first + r) * row_bytes + group * 16, 0, 2);
   }
   if (group % 64 == 0) {
-    for (int r = 0; r < next_tile_rows; ++r) __builtin_prefetch(p.scales + (next_row + r) * p.groups + group);
+    for (int r = 0; r < ahead.count; ++r) __builtin_prefetch(p.scales + (ahead.first + r) * p.groups + group);
   }
 }
 
@@ -111,14 +123,12 @@ LINNET_VBMI void paired_tile(const Mxfp4Rows& p, int64_t first_row, int64_t firs
   const __m512i second_row = _mm512_maskz_set1_epi8(0xFFFF0000FFFF0000ull, 0x10);
   const float* inputs[Inputs];
   for (int s = 0; s < Inputs; ++s) inputs[s] = p.inputs[first_input + s];
-  const int64_t next_row = first_row + 2 * Pairs;
-  const int64_t rows_left = p.rows + p.rows_after - next_row;  // (no std::min: see mxfp4_rows.hpp)
-  const int64_t next_tile_rows = rows_left < 2 * Pairs ? rows_left : 2 * Pairs;
+  const RowsAhead next_tile = rows_ahead(p, first_row + 2 * Pairs, 2 * Pairs);
   __m512 sums[Pairs][Inputs];
   for (int q = 0; q < Pairs; ++q)
     for (int s = 0; s < Inputs; ++s) sums[q][s] = _mm512_setzero_ps();
   for (int64_t group = 0; group < p.groups; ++group) {
-    prefetch_next_tile(p, next_row, next_tile_rows, group);
+    prefetch_rows_ahead(p, next_tile, group);
     __m512i codes[Pairs];
     __m512 first_table[Pairs], second_table[Pairs];
     for (int q = 0; q < Pairs; ++q) {
@@ -234,13 +244,11 @@ LINNET_VBMI_BF16 void dot_paired_tile(const Mxfp4Rows& p, int64_t first_row) {
   // (its expert calls 1.80 and 0.92 ms per layer against 1.63 and 0.86 two
   // tiles ahead, means of five alternated runs; three or four tiles ahead
   // no faster than one).
-  const int64_t next_row = first_row + 4 * Pairs;
-  const int64_t rows_left = p.rows + p.rows_after - next_row;
-  const int64_t next_tile_rows = rows_left < 2 * Pairs ? rows_left : 2 * Pairs;
+  const RowsAhead tile_after_next = rows_ahead(p, first_row + 4 * Pairs, 2 * Pairs);
   __m512 sums[Pairs];
   for (int q = 0; q < Pairs; ++q) sums[q] = _mm512_setzero_ps();
   for (int64_t group = 0; group < p.groups; ++group) {
-    prefetch_next_tile(p, next_row, next_tile_rows, group);
+    prefetch_rows_ahead(p, tile_after_next, group);
     const __m512bh x[2] = {(__m512bh)_mm512_loadu_si512(p.input_pairs + group * 64),
                            (__m512bh)_mm512_loadu_si512(p.input_pairs + group * 64 + 32)};
     for (int q = 0; q < Pairs; ++q) {
