@@ -236,7 +236,11 @@ Visibility visibility(const std::optional<Tensor>& mask, const Geometry& g, bool
       const size_t at = static_cast<size_t>(b * g.queries + q);
       seen.first[at] = first;
       seen.last[at] = last;
-      seen.mask_row[at] = row;
+      // A row whose visible keys are one unbroken span (a causal or a
+      // sliding-window mask) is said by the span alone; the kernel then
+      // need not test each key's byte.
+      const bool unbroken = first > last || std::memchr(row + first, 0, static_cast<size_t>(last - first + 1)) == nullptr;
+      seen.mask_row[at] = unbroken ? nullptr : row;
     }
   }
   return seen;

@@ -59,15 +59,22 @@ TEST_CASE("fused attention agrees with its body across tile edges", "[differenti
       const std::string shape = "B" + std::to_string(c.batch) + " H" + std::to_string(c.heads) + " Hk" +
                                 std::to_string(c.kv_heads) + " Q" + std::to_string(c.queries) + " K" +
                                 std::to_string(c.keys) + " D" + std::to_string(c.head_dim);
-      for (int64_t window : {0, 5}) {
-        const Tensor mask = bool_tensor(windowed(c.queries, c.keys, window, c.queries > 2 ? 2 : -1),
-                                        {c.queries, c.keys});
+      // Windows are unbroken spans of keys, which the kernel reads without
+      // testing each key's mask byte; "holes" hides every fifth key inside
+      // the causal span, which it must test key by key.
+      for (int64_t window : {0, 5, -1}) {
+        std::vector<bool> visible = windowed(c.queries, c.keys, window < 0 ? 0 : window, c.queries > 2 ? 2 : -1);
+        if (window < 0) {
+          for (size_t at = 0; at < visible.size(); ++at) visible[at] = visible[at] && (at % c.keys) % 5 != 4;
+        }
+        const Tensor mask = bool_tensor(visible, {c.queries, c.keys});
         const OpCall call{"std.nn.attention::grouped_attention",
                           {v(query), v(key), v(value), f32_scalar(kScale), Value::some(v(mask))},
                           grouped_generics(c, type)};
         const Results results = run_both(call);
-        require_attention_agreement(label(call, type, shape + ", window " + std::to_string(window)),
-                                    results.native, results.body, value);
+        require_attention_agreement(
+            label(call, type, shape + (window < 0 ? ", holes" : ", window " + std::to_string(window))),
+            results.native, results.body, value);
       }
       const OpCall unmasked{"std.nn.attention::grouped_attention",
                             {v(query), v(key), v(value), f32_scalar(kScale), Value::none()},
