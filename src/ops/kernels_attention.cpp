@@ -55,6 +55,7 @@
 #include <limits>
 #include <vector>
 
+#include "attention_bf16.hpp"
 #include "kernel_support.hpp"
 
 namespace linnet::ops::detail {
@@ -89,6 +90,9 @@ struct TileItem {
   const float* sinks = nullptr;  // per row, or null
   bool fast = false;             // bf16 `fast`: rounded scores and probabilities
   bool weights_in_bf16 = false;  // bf16 `equivalent`: exp(s - m) rounded as it enters the mix
+  // bf16 `equivalent` with bf16 keys and values on a CPU with AVX512-BF16:
+  // the two products by vdpbf16ps (attention_bf16.hpp).
+  bool dot_bf16 = false;
 };
 
 // Scratch space for one item at a time (sizes in attention_tiles.inc).
@@ -101,10 +105,13 @@ struct TileScratch {
   float* row_sum;
   uint8_t* row_nan;
   float* all_scores;
+  uint32_t* query_pairs;   // dot_bf16 only: [rows_padded, (D + 1) / 2]
+  uint32_t* weight_pairs;  // dot_bf16 only: [rows_padded, kTileKeys / 2]
 };
 
 constexpr int64_t kTileKeys = 64;
 constexpr int64_t kRowBlock = 4;
+static_assert(kTileKeys == kAttentionBf16TileKeys, "the vdpbf16ps products work on the same key tiles");
 
 }  // namespace
 
@@ -152,6 +159,19 @@ ItemFunction item_function() {
   }();
   return chosen;
 }
+
+}  // namespace
+
+bool attention_bf16_supported() {
+  static const bool supported = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
+  }();
+  return supported;
+}
+
+namespace {
 
 struct Geometry {
   int64_t batch = 0;        // B (or P for paged prefill: one row per token)
@@ -317,6 +337,7 @@ void attend(const Geometry& g, const Numerics& n, const KeySource& source, Query
   const int64_t keys_padded = (g.keys + kTileKeys - 1) / kTileKeys * kTileKeys;
   const size_t element = source.bf16 ? 2 : 4;
   const ItemFunction run_item = item_function();
+  const bool dot_bf16 = n.weights_in_bf16 && source.bf16 && attention_bf16_supported();
 
 #pragma omp parallel if (tensor::worth_threads(g.batch * g.query_heads * g.queries * g.keys * D * 2))
   {
@@ -332,8 +353,11 @@ void attend(const Geometry& g, const Numerics& n, const KeySource& source, Query
     std::vector<const uint8_t*> masks(row_max.size());
     std::vector<float> sinks(row_max.size());
     std::vector<float> exact_scores, exact_widened;
-    const TileScratch scratch{key_panel.data(), value_tile.data(), scores.data(),  out.data(),
-                              row_max.data(),   row_sum.data(),    row_nan.data(), all_scores.data()};
+    std::vector<uint32_t> query_pairs(dot_bf16 ? static_cast<size_t>(rows_padded_max * ((D + 1) / 2)) : 0);
+    std::vector<uint32_t> weight_pairs(dot_bf16 ? static_cast<size_t>(rows_padded_max * kTileKeys / 2) : 0);
+    const TileScratch scratch{key_panel.data(),   value_tile.data(),  scores.data(),       out.data(),
+                              row_max.data(),     row_sum.data(),     row_nan.data(),      all_scores.data(),
+                              query_pairs.data(), weight_pairs.data()};
 #pragma omp for schedule(dynamic, 1)
     for (int64_t item_index = 0; item_index < items; ++item_index) {
       const int64_t b = item_index / (g.kv_heads * query_tiles);
@@ -349,6 +373,7 @@ void attend(const Geometry& g, const Numerics& n, const KeySource& source, Query
       item.scale = n.scale;
       item.fast = n.fast;
       item.weights_in_bf16 = n.weights_in_bf16;
+      item.dot_bf16 = dot_bf16;
       item.key = source.key.data + (b * source.key.batch_stride + kv * source.key.head_stride) * element;
       item.value = source.value.data + (b * source.value.batch_stride + kv * source.value.head_stride) * element;
       item.key_stride = source.key.key_stride;
