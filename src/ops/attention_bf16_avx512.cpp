@@ -2,10 +2,10 @@
 // attention_bf16.hpp). Compiled with -mavx512f -mavx512bw -mavx512vl -mfma
 // -mavx512bf16; called only when attention_bf16_supported().
 //
-// Register tiles as the f32 kernel's (attention_tiles.inc): 4 rows by 2
-// vectors of 16 lanes, the lanes the keys (scores) or the head dimension
-// (mix), the broadcast operand a row's pair. A step covers two of the
-// inner dimension where the f32 kernel's covers one.
+// Register tiles of 8 (or 4) rows by 2 vectors of 16 lanes, the lanes the
+// keys (scores) or the head dimension (mix), the broadcast operand a row's
+// pair. A step covers two of the inner dimension where the f32 kernel's
+// (attention_tiles.inc) covers one.
 // g++ 12's AVX-512 intrinsics seed unused lanes with a self-initialised
 // `_mm512_undefined_*()`, which -Wuninitialized reports wherever they are
 // inlined.
@@ -93,29 +93,67 @@ void attention_value_pairs(const uint16_t* value, int64_t stride, const int32_t*
   }
 }
 
-void attention_scores_bf16(const uint32_t* query_pairs, const uint32_t* key_panel, int64_t pairs_per_row,
-                           int64_t rows_padded, int64_t columns, float* scores) {
-  for (int64_t m0 = 0; m0 < rows_padded; m0 += 4) {
-    const uint32_t* q = query_pairs + m0 * pairs_per_row;
-    for (int64_t n0 = 0; n0 < columns; n0 += 32) {
-      __m512 acc[4][2];
-      for (int r = 0; r < 4; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-      for (int64_t j = 0; j < pairs_per_row; ++j) {
-        const __m512bh k0 = as_pairs(_mm512_loadu_si512(key_panel + j * kKeys + n0));
-        const __m512bh k1 = as_pairs(_mm512_loadu_si512(key_panel + j * kKeys + n0 + 16));
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) {
-          const __m512bh x = as_pairs(_mm512_set1_epi32(static_cast<int>(q[r * pairs_per_row + j])));
-          acc[r][0] = _mm512_dpbf16_ps(acc[r][0], x, k0);
-          acc[r][1] = _mm512_dpbf16_ps(acc[r][1], x, k1);
-        }
-      }
-      for (int r = 0; r < 4; ++r) {
-        _mm512_storeu_ps(scores + (m0 + r) * kKeys + n0, acc[r][0]);
-        _mm512_storeu_ps(scores + (m0 + r) * kKeys + n0 + 16, acc[r][1]);
-      }
+namespace {
+
+// The register tiles: Rows rows by 2 vectors of 16 lanes (2 * Rows
+// accumulators). Rows = 8 where the item's padded rows allow it: per step
+// two loads and eight broadcasts for sixteen vdpbf16ps, against two and
+// four for eight.
+template <int Rows>
+void scores_block(const uint32_t* q, const uint32_t* key_panel, int64_t pairs_per_row, int64_t n0, float* scores) {
+  __m512 acc[Rows][2];
+  for (int r = 0; r < Rows; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int64_t j = 0; j < pairs_per_row; ++j) {
+    const __m512bh k0 = as_pairs(_mm512_loadu_si512(key_panel + j * kKeys + n0));
+    const __m512bh k1 = as_pairs(_mm512_loadu_si512(key_panel + j * kKeys + n0 + 16));
+#pragma GCC unroll 8
+    for (int r = 0; r < Rows; ++r) {
+      const __m512bh x = as_pairs(_mm512_set1_epi32(static_cast<int>(q[r * pairs_per_row + j])));
+      acc[r][0] = _mm512_dpbf16_ps(acc[r][0], x, k0);
+      acc[r][1] = _mm512_dpbf16_ps(acc[r][1], x, k1);
     }
   }
+  for (int r = 0; r < Rows; ++r) {
+    _mm512_storeu_ps(scores + r * kKeys + n0, acc[r][0]);
+    _mm512_storeu_ps(scores + r * kKeys + n0 + 16, acc[r][1]);
+  }
+}
+
+template <int Rows>
+void mix_block(const uint32_t* p, const uint32_t* value_panel, int64_t pairs, int64_t dim_padded, int64_t d0,
+               float* out) {
+  __m512 acc[Rows][2];
+  for (int r = 0; r < Rows; ++r) {
+    acc[r][0] = _mm512_loadu_ps(out + r * dim_padded + d0);
+    acc[r][1] = _mm512_loadu_ps(out + r * dim_padded + d0 + 16);
+  }
+  for (int64_t i = 0; i < pairs; ++i) {
+    const __m512bh v0 = as_pairs(_mm512_loadu_si512(value_panel + i * dim_padded + d0));
+    const __m512bh v1 = as_pairs(_mm512_loadu_si512(value_panel + i * dim_padded + d0 + 16));
+#pragma GCC unroll 8
+    for (int r = 0; r < Rows; ++r) {
+      const __m512bh x = as_pairs(_mm512_set1_epi32(static_cast<int>(p[r * (kKeys / 2) + i])));
+      acc[r][0] = _mm512_dpbf16_ps(acc[r][0], x, v0);
+      acc[r][1] = _mm512_dpbf16_ps(acc[r][1], x, v1);
+    }
+  }
+  for (int r = 0; r < Rows; ++r) {
+    _mm512_storeu_ps(out + r * dim_padded + d0, acc[r][0]);
+    _mm512_storeu_ps(out + r * dim_padded + d0 + 16, acc[r][1]);
+  }
+}
+
+}  // namespace
+
+void attention_scores_bf16(const uint32_t* query_pairs, const uint32_t* key_panel, int64_t pairs_per_row,
+                           int64_t rows_padded, int64_t columns, float* scores) {
+  int64_t m0 = 0;
+  for (; m0 + 8 <= rows_padded; m0 += 8)
+    for (int64_t n0 = 0; n0 < columns; n0 += 32)
+      scores_block<8>(query_pairs + m0 * pairs_per_row, key_panel, pairs_per_row, n0, scores + m0 * kKeys);
+  for (; m0 < rows_padded; m0 += 4)
+    for (int64_t n0 = 0; n0 < columns; n0 += 32)
+      scores_block<4>(query_pairs + m0 * pairs_per_row, key_panel, pairs_per_row, n0, scores + m0 * kKeys);
 }
 
 void attention_mix_bf16(const float* weights, int64_t rows_padded, const uint32_t* value_panel, int64_t count,
@@ -139,30 +177,13 @@ void attention_mix_bf16(const float* weights, int64_t rows_padded, const uint32_
       _mm512_storeu_si512(weight_pairs + m * (kKeys / 2) + n / 2, _mm512_permutex2var_epi16(first, upper_words, second));
     }
   }
-  for (int64_t m0 = 0; m0 < rows_padded; m0 += 4) {
-    const uint32_t* p = weight_pairs + m0 * (kKeys / 2);
-    for (int64_t d0 = 0; d0 < dim_padded; d0 += 32) {
-      __m512 acc[4][2];
-      for (int r = 0; r < 4; ++r) {
-        acc[r][0] = _mm512_loadu_ps(out + (m0 + r) * dim_padded + d0);
-        acc[r][1] = _mm512_loadu_ps(out + (m0 + r) * dim_padded + d0 + 16);
-      }
-      for (int64_t i = 0; i < pairs; ++i) {
-        const __m512bh v0 = as_pairs(_mm512_loadu_si512(value_panel + i * dim_padded + d0));
-        const __m512bh v1 = as_pairs(_mm512_loadu_si512(value_panel + i * dim_padded + d0 + 16));
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) {
-          const __m512bh x = as_pairs(_mm512_set1_epi32(static_cast<int>(p[r * (kKeys / 2) + i])));
-          acc[r][0] = _mm512_dpbf16_ps(acc[r][0], x, v0);
-          acc[r][1] = _mm512_dpbf16_ps(acc[r][1], x, v1);
-        }
-      }
-      for (int r = 0; r < 4; ++r) {
-        _mm512_storeu_ps(out + (m0 + r) * dim_padded + d0, acc[r][0]);
-        _mm512_storeu_ps(out + (m0 + r) * dim_padded + d0 + 16, acc[r][1]);
-      }
-    }
-  }
+  int64_t m0 = 0;
+  for (; m0 + 8 <= rows_padded; m0 += 8)
+    for (int64_t d0 = 0; d0 < dim_padded; d0 += 32)
+      mix_block<8>(weight_pairs + m0 * (kKeys / 2), value_panel, pairs, dim_padded, d0, out + m0 * dim_padded);
+  for (; m0 < rows_padded; m0 += 4)
+    for (int64_t d0 = 0; d0 < dim_padded; d0 += 32)
+      mix_block<4>(weight_pairs + m0 * (kKeys / 2), value_panel, pairs, dim_padded, d0, out + m0 * dim_padded);
 }
 
 }  // namespace linnet::ops::detail
