@@ -21,11 +21,6 @@ namespace linnet::ops::detail {
 // Keys per tile of the fused kernel (kTileKeys in kernels_attention.cpp).
 constexpr int64_t kAttentionBf16TileKeys = 64;
 
-// Whether the CPU has the instructions these functions use (AVX-512F, BW,
-// VL and BF16). Defined in kernels_attention.cpp, which is compiled for
-// every x86-64.
-bool attention_bf16_supported();
-
 // pairs[m * pairs_per_row + j] = (q[m][2j], q[m][2j + 1]) as bf16 for rows
 // m < rows of `queries` ([rows, D] f32, each a bf16 value); pairs_per_row
 // is (D + 1) / 2, an odd D's last pair padded with zero.
@@ -44,10 +39,11 @@ void attention_value_pairs(const uint16_t* value, int64_t stride, const int32_t*
                            int64_t head_dim, int64_t dim_padded, uint32_t* panel);
 
 // scores[m * 64 + n] = sum over j < pairs_per_row of query m's pair j times
-// key n's, for m < rows_padded (a multiple of 4) and n < columns (a
-// multiple of 32). Columns past `columns` are left as they were.
+// key n's, for m < rows_padded (a multiple of 4) and n < count rounded up to
+// a multiple of 32 (the panel's zero keys past `count` give zero there);
+// the columns past those are left as they were.
 void attention_scores_bf16(const uint32_t* query_pairs, const uint32_t* key_panel, int64_t pairs_per_row,
-                           int64_t rows_padded, int64_t columns, float* scores);
+                           int64_t rows_padded, int64_t count, float* scores);
 
 // out[m * dim_padded + d] += sum over n < count of weights[m * 64 + n] *
 // value n's d, for m < rows_padded (a multiple of 4) and d < dim_padded (a

@@ -1,6 +1,6 @@
 // The fused attention kernel's small products by vdpbf16ps (see
 // attention_bf16.hpp). Compiled with -mavx512f -mavx512bw -mavx512vl -mfma
-// -mavx512bf16; called only when attention_bf16_supported().
+// -mavx512bf16; called only when tensor::gemm's path is AVX512-BF16.
 //
 // Register tiles of 8 (or 4) rows by 2 vectors of 16 lanes, the lanes the
 // keys (scores) or the head dimension (mix), the broadcast operand a row's
@@ -146,7 +146,8 @@ void mix_block(const uint32_t* p, const uint32_t* value_panel, int64_t pairs, in
 }  // namespace
 
 void attention_scores_bf16(const uint32_t* query_pairs, const uint32_t* key_panel, int64_t pairs_per_row,
-                           int64_t rows_padded, int64_t columns, float* scores) {
+                           int64_t rows_padded, int64_t count, float* scores) {
+  const int64_t columns = (count + 31) / 32 * 32;  // whole tiles of 2 vectors of keys
   int64_t m0 = 0;
   for (; m0 + 8 <= rows_padded; m0 += 8)
     for (int64_t n0 = 0; n0 < columns; n0 += 32)

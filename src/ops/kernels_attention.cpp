@@ -57,6 +57,7 @@
 
 #include "attention_bf16.hpp"
 #include "kernel_support.hpp"
+#include "linnet/tensor/gemm.hpp"
 
 namespace linnet::ops::detail {
 
@@ -160,19 +161,6 @@ ItemFunction item_function() {
   return chosen;
 }
 
-}  // namespace
-
-bool attention_bf16_supported() {
-  static const bool supported = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
-  }();
-  return supported;
-}
-
-namespace {
-
 struct Geometry {
   int64_t batch = 0;        // B (or P for paged prefill: one row per token)
   int64_t query_heads = 0;  // Hq
@@ -259,7 +247,8 @@ Visibility visibility(const std::optional<Tensor>& mask, const Geometry& g, bool
       // A row whose visible keys are one unbroken span (a causal or a
       // sliding-window mask) is said by the span alone; the kernel then
       // need not test each key's byte.
-      const bool unbroken = first > last || std::memchr(row + first, 0, static_cast<size_t>(last - first + 1)) == nullptr;
+      const bool unbroken =
+          first > last || std::memchr(row + first, 0, static_cast<size_t>(last - first + 1)) == nullptr;
       seen.mask_row[at] = unbroken ? nullptr : row;
     }
   }
@@ -337,7 +326,10 @@ void attend(const Geometry& g, const Numerics& n, const KeySource& source, Query
   const int64_t keys_padded = (g.keys + kTileKeys - 1) / kTileKeys * kTileKeys;
   const size_t element = source.bf16 ? 2 : 4;
   const ItemFunction run_item = item_function();
-  const bool dot_bf16 = n.weights_in_bf16 && source.bf16 && attention_bf16_supported();
+  // The kernels' path (tensor::gemm's, which tests may override), as the
+  // bf16 products of `linear` and the experts choose theirs.
+  const bool dot_bf16 =
+      n.weights_in_bf16 && source.bf16 && tensor::gemm::active_isa() == tensor::gemm::Isa::Avx512Bf16;
 
 #pragma omp parallel if (tensor::worth_threads(g.batch * g.query_heads * g.queries * g.keys * D * 2))
   {
