@@ -147,10 +147,15 @@ void Evaluator::remember_constant_call(const std::string& key, const Value& resu
   constant_calls_.emplace(key, result);
 }
 
-std::string Evaluator::function_display_name(const Module* module, const ast::FunctionItem& function,
-                                             const BlockInstance* self) const {
-  if (self != nullptr) return qualified_name(self->module, self->item->name.text) + "." + function.name.text;
-  return qualified_name(module, function.name.text);
+const std::string& Evaluator::function_display_name(const Module* module, const ast::FunctionItem& function,
+                                                    const BlockInstance* self) {
+  const ast::BlockItem* block = self != nullptr ? self->item : nullptr;
+  auto [entry, added] = display_names_.try_emplace({self != nullptr ? self->module : module, &function, block});
+  if (added) {
+    entry->second = self != nullptr ? qualified_name(self->module, self->item->name.text) + "." + function.name.text
+                                    : qualified_name(module, function.name.text);
+  }
+  return entry->second;
 }
 
 Indexed Evaluator::eval_call(const ast::CallExpr& call, Frame& frame) {
@@ -228,6 +233,8 @@ Indexed Evaluator::eval_call(const ast::CallExpr& call, Frame& frame) {
   std::vector<Indexed> positional;
   std::vector<std::pair<std::string, Indexed>> named;
   CallArgs args;
+  positional.reserve(call.arguments.size());
+  args.positional_spans.reserve(call.arguments.size());
   for (const ast::Argument& argument : call.arguments) {
     Indexed value = eval(*argument.value, frame);
     if (argument.name.empty()) {
@@ -240,20 +247,22 @@ Indexed Evaluator::eval_call(const ast::CallExpr& call, Frame& frame) {
     }
   }
   std::vector<const Indexed*> all;
+  all.reserve(positional.size() + named.size());
   for (const Indexed& value : positional) all.push_back(&value);
   for (const auto& entry : named) all.push_back(&entry.second);
   const std::vector<std::string> order = union_axes(all);
-  auto unwrap = [&](const Indexed& value) {
-    return value.has_axes() ? Value::from_tensor(aligned(value, order)) : value.value;
+  auto unwrap = [&](Indexed& value) {
+    return value.has_axes() ? Value::from_tensor(aligned(value, order)) : std::move(value.value);
   };
-  for (const Indexed& value : positional) args.positional.push_back(unwrap(value));
-  for (const auto& [key, value] : named) args.named.push_back({key, unwrap(value)});
+  args.positional.reserve(positional.size());
+  for (Indexed& value : positional) args.positional.push_back(unwrap(value));
+  for (auto& [key, value] : named) args.named.push_back({key, unwrap(value)});
   // The call's arguments now live in `args` alone (a kernel may find it
   // holds the only reference to a tensor, see DeadAfterCall).
   positional.clear();
   named.clear();
 
-  const std::string display = function_display_name(module, *function, self);
+  const std::string& display = function_display_name(module, *function, self);
   GenericBindings preset = bind_explicit_generics(function->generics, call.generic_args, frame, call.span, display);
   // A function called on elements calls others on elements too.
   const bool lifted = !order.empty() || frame.lifted;
@@ -283,18 +292,25 @@ Indexed Evaluator::eval_call(const ast::CallExpr& call, Frame& frame) {
 
 Value Evaluator::invoke(const Module* module, const ast::FunctionItem& function, BlockInstance* self,
                         GenericBindings preset, CallArgs args, Span call_site, bool lifted, Value* dead_slot) {
-  const std::string display = function_display_name(module, function, self);
+  const std::string& display = function_display_name(module, function, self);
   CallScope scope(*this, calls, display, call_site, options.max_call_depth);
   Frame callee;
   callee.module = module;
   callee.self = self;
   callee.lifted = lifted;
-  if (self != nullptr) callee.generics = self->generics;
-  for (const auto& [name, value] : preset) callee.generics[name] = value;
+  // The explicit generics, over the block's when there is one: without a
+  // block they are the callee's bindings as they stand (moved, not copied).
+  const bool has_block = self != nullptr;
+  if (has_block) {
+    callee.generics = self->generics;
+    for (const auto& [name, value] : preset) callee.generics[name] = value;
+  } else {
+    callee.generics = std::move(preset);
+  }
   callee.scopes.emplace_back();
 
-  std::vector<Value> values =
-      bind_arguments(function.params, function.generics, preset, std::move(args), callee, call_site, display);
+  std::vector<Value> values = bind_arguments(function.params, function.generics, has_block ? preset : callee.generics,
+                                             std::move(args), callee, call_site, display);
   check_where(function.where, callee, call_site, display);
   auto declare_parameters = [&] {
     for (size_t i = 0; i < function.params.size(); ++i) {
@@ -304,16 +320,23 @@ Value Evaluator::invoke(const Module* module, const ast::FunctionItem& function,
 
   auto check_result = [&](Value result, Span span) {
     if (!function.result) return Value::unit();
-    return coerce(*function.result, std::move(result), callee, span, "the result of `" + display + "`");
+    return coerce(*function.result, std::move(result), callee, span, Subject{{"the result of `", display, "`"}});
   };
 
   if (function.function == ast::FunctionKind::Op) {
-    const std::string qualified = qualified_name(module, function.name.text);
+    // An op is a module item: its display name is its qualified name.
+    const std::string& qualified = self == nullptr ? display : function_display_name(module, function, nullptr);
     if (options.dispatcher) {
-      GenericBindings bound;
-      for (const ast::GenericParam& generic : function.generics) {
-        bound[generic.name.text] = callee.generics.at(generic.name.text);
+      // The op's generics alone; the callee's bindings are exactly those
+      // when it has no block (the usual case, passed without a copy).
+      const bool only_own = self == nullptr && callee.generics.size() == function.generics.size();
+      GenericBindings own;
+      if (!only_own) {
+        for (const ast::GenericParam& generic : function.generics) {
+          own[generic.name.text] = callee.generics.at(generic.name.text);
+        }
       }
+      const GenericBindings& bound = only_own ? callee.generics : own;
       NativeCall native{function, qualified, bound, values, options.numerics};
       // Until the kernel returns, `values` holds the arguments' only
       // references this call makes (the parameters are declared only for
@@ -418,7 +441,7 @@ std::vector<Value> Evaluator::bind_arguments(const std::vector<ast::Param>& para
     }
     try {
       values.push_back(coerce(*params[i].type, std::move(*slots[i]), callee, spans[i],
-                              "argument `" + params[i].name.text + "` of `" + display + "`"));
+                              Subject{{"argument `", params[i].name.text, "` of `", display, "`"}}));
     } catch (EvalError& error) {
       error.argument_of = &params;
       error.argument = params[i].name.text;
@@ -465,7 +488,7 @@ Value Evaluator::construct_struct(const Module* module, const ast::StructItem& i
   for (size_t i = 0; i < item.fields.size(); ++i) {
     fields.push_back({item.fields[i].name.text,
                       coerce(*item.fields[i].type, std::move(*values[i]), fields_frame, call.span,
-                             "field `" + item.fields[i].name.text + "` of `" + item.name.text + "`")});
+                             Subject{{"field `", item.fields[i].name.text, "` of `", item.name.text, "`"}})});
   }
   return Value::structure(&item, fields_frame.generics, std::move(fields));
 }

@@ -193,7 +193,9 @@ Value Evaluator::const_value(const Module* module, const ast::ConstItem& item) {
   Value value;
   try {
     value = eval_value(*item.value, frame);
-    if (item.type) value = coerce(*item.type, value, frame, item.value->span, "constant `" + item.name.text + "`");
+    if (item.type) {
+      value = coerce(*item.type, value, frame, item.value->span, Subject{{"constant `", item.name.text, "`"}});
+    }
   } catch (...) {
     consts_in_progress_.erase(&item);
     throw;

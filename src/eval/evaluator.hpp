@@ -13,6 +13,7 @@
 //   kernels.cpp         kernels, by iterating their launch grid
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -20,6 +21,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "linnet/eval/interpreter.hpp"
@@ -93,6 +96,18 @@ struct CallArgs {
   std::vector<Span> positional_spans;
   std::vector<std::pair<std::string, Value>> named;
   std::vector<Span> named_spans;
+};
+
+// What a checked value is, for a message ("argument `x` of `llama::f`"):
+// its parts, joined only when a message is made (every call checks each
+// argument, and almost every check passes).
+struct Subject {
+  std::array<std::string_view, 5> parts{};
+  std::string text() const {
+    std::string joined;
+    for (std::string_view part : parts) joined += part;
+    return joined;
+  }
 };
 
 class Evaluator {
@@ -199,7 +214,7 @@ class Evaluator {
   // Checks `value` against `type` (all generics bound) and converts a
   // contextual literal to the scalar type it meets. `what` names the value
   // in messages ("argument `x` of `linear`").
-  Value coerce(const ast::Type& type, Value value, Frame& frame, Span span, const std::string& what);
+  Value coerce(const ast::Type& type, Value value, Frame& frame, Span span, const Subject& what);
   // Whether `value` fits `type`; `why` says what differs when it does not.
   enum class Mismatch { None, DType, Shape, Other };
   Mismatch fits(const ast::Type& type, const Value& value, Frame& frame, std::string& why);
@@ -285,8 +300,11 @@ class Evaluator {
                                     CallArgs args, Frame& callee, Span call_site, const std::string& display);
   Value construct_struct(const Module* module, const ast::StructItem& item, const ast::CallExpr& call,
                          Frame& frame);
-  std::string function_display_name(const Module* module, const ast::FunctionItem& function,
-                                    const BlockInstance* self) const;
+  // "llama::rms_norm", "llama::Attention.forward": made once per function
+  // (and block) and kept, as every call names its callee in messages and
+  // in the call stack.
+  const std::string& function_display_name(const Module* module, const ast::FunctionItem& function,
+                                           const BlockInstance* self);
 
   // ---- statements (statements.cpp) ------------------------------------
   void exec_body(const ast::Body& body, Frame& frame);
@@ -362,6 +380,8 @@ class Evaluator {
  private:
   std::map<const ast::ConstItem*, Value> const_cache_;
   std::map<std::string, Value> constant_calls_;  // constant_call's results
+  // function_display_name's names, by (module, function, block item).
+  std::map<std::tuple<const Module*, const ast::FunctionItem*, const ast::BlockItem*>, std::string> display_names_;
   size_t constant_call_bytes_ = 0;
   std::set<const ast::ConstItem*> consts_in_progress_;
 };

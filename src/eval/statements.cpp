@@ -28,7 +28,9 @@ void Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
     case ast::StmtKind::Let: {
       const auto& let = stmt.cast<ast::LetStmt>();
       Value value = eval_value(*let.value, frame);
-      if (let.type) value = coerce(*let.type, std::move(value), frame, let.value->span, "this `let` binding");
+      if (let.type) {
+        value = coerce(*let.type, std::move(value), frame, let.value->span, Subject{{"this `let` binding"}});
+      }
       bind_pattern(*let.pattern, value, frame, false);
       return;
     }
@@ -37,7 +39,7 @@ void Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
       const auto& var = stmt.cast<ast::VarStmt>();
       Value value = eval_value(*var.value, frame);
       if (var.type) {
-        value = coerce(*var.type, std::move(value), frame, var.value->span, "`var " + var.name.text + "`");
+        value = coerce(*var.type, std::move(value), frame, var.value->span, Subject{{"`var ", var.name.text, "`"}});
       } else if (value.kind() == Value::Kind::Int) {
         // An unannotated variable fixes its type now: a literal's default.
         value = Value::scalar(DType::I64, tensor::Scalar(value.int_value()));

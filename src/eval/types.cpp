@@ -657,7 +657,7 @@ Evaluator::Mismatch Evaluator::fits(const ast::Type& type, const Value& value, F
   return Mismatch::None;
 }
 
-Value Evaluator::coerce(const ast::Type& type, Value value, Frame& frame, Span span, const std::string& what) {
+Value Evaluator::coerce(const ast::Type& type, Value value, Frame& frame, Span span, const Subject& what) {
   // Contextual numbers take the scalar type they meet.
   if (value.is_contextual()) {
     const ast::Ident* name = plain_name(type);
@@ -686,7 +686,7 @@ Value Evaluator::coerce(const ast::Type& type, Value value, Frame& frame, Span s
   const char* code = mismatch == Mismatch::DType   ? codes::dtype_mismatch
                      : mismatch == Mismatch::Shape ? codes::shape_mismatch
                                                    : codes::type_mismatch;
-  fail(code, what + " does not fit its type", span,
+  fail(code, what.text() + " does not fit its type", span,
        {"expected `" + describe_type(type, frame) + "`", "found `" + value.describe() + "`", why});
 }
 

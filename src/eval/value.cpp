@@ -82,17 +82,9 @@ std::string describe_bindings(const GenericBindings& bindings) {
 
 // ---------------------------------------------------------------- Value
 
-Value::Value(const Value& other)
-    : kind_(other.kind_),
-      inline_scalar_(other.inline_scalar_),
-      element_dtype_(other.element_dtype_),
-      number_(other.number_),
-      tensor_(other.tensor_ ? std::make_shared<const Tensor>(*other.tensor_) : nullptr),
-      composite_(other.composite_) {}
-
-Value& Value::operator=(const Value& other) {
-  if (this != &other) *this = Value(other);
-  return *this;
+bool Value::holds_storage_alone() const {
+  if (kind_ != Kind::Tensor || inline_scalar_ || tensor_.use_count() != 1) return false;
+  return tensor_->storage() != nullptr && tensor_->storage().use_count() == 1 && tensor_->is_writable();
 }
 
 Value Value::from_tensor(Tensor tensor) {

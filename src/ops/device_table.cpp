@@ -28,6 +28,12 @@ KernelChoice DeviceOpTable::find(std::string_view op, tensor::DType dtype, eval:
   return host;
 }
 
+const KernelRegistration* DeviceOpTable::kernel(std::string_view op, tensor::DType dtype,
+                                                eval::NumericsPolicy policy) const {
+  if (const KernelRegistration* device = device_->kernel(op, dtype, policy)) return device;
+  return host_->kernel(op, dtype, policy);
+}
+
 bool DeviceOpTable::has_op(std::string_view op) const { return device_->has_op(op) || host_->has_op(op); }
 
 std::vector<const KernelRegistration*> DeviceOpTable::registrations() const {
@@ -48,15 +54,15 @@ std::optional<eval::Value> DeviceDispatcher::try_native(const eval::NativeCall& 
   if (call.policy == eval::NumericsPolicy::Exact) return std::nullopt;
   const std::optional<tensor::DType> dtype = call_dtype(call);
   if (!dtype) return std::nullopt;
-  const KernelChoice choice = table_->find(call.qualified_name, *dtype, call.policy);
-  if (choice.kernel == nullptr) {
+  const KernelRegistration* kernel = table_->kernel(call.qualified_name, *dtype, call.policy);
+  if (kernel == nullptr) {
     ++stats_.declined;
     return std::nullopt;
   }
-  std::optional<eval::Value> result = choice.kernel->run(call);
+  std::optional<eval::Value> result = kernel->run(call);
   if (!result) {
     ++stats_.declined;
-  } else if (table_->on_device(choice.kernel)) {
+  } else if (table_->on_device(kernel)) {
     ++stats_.device_calls;
   } else {
     ++stats_.host_calls;

@@ -41,13 +41,13 @@ int64_t dim_generic(const eval::NativeCall& call, std::string_view name);
 Shape shape_generic(const eval::NativeCall& call, std::string_view name);
 DType dtype_generic(const eval::NativeCall& call, std::string_view name);
 
-// Whether `x` is the only reference to its storage, which is owned and
-// writable: the interpreter passes an argument that way when the old value
-// is dead after the call (eval's DeadAfterCall), and a kernel may then
-// write into it and return it as its result. Views and other variables
-// holding the storage keep its count above one.
-inline bool held_by_call_alone(const Tensor& x) {
-  return x.storage() != nullptr && x.storage().use_count() == 1 && x.is_writable();
+// Whether argument `name` is the only reference to its tensor's storage,
+// which is owned and writable: the interpreter passes an argument that way
+// when the old value is dead after the call (eval's DeadAfterCall), and a
+// kernel may then write into it and return it as its result. Other values
+// sharing the tensor, and views of its storage, make this false.
+inline bool held_by_call_alone(const eval::NativeCall& call, std::string_view name) {
+  return argument(call, name).holds_storage_alone();
 }
 
 // --- Data --------------------------------------------------------------------

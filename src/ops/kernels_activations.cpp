@@ -40,7 +40,7 @@ std::optional<eval::Value> run_elementwise(const eval::NativeCall& call) {
   const DType dtype = dtype_generic(call, "T");
   const Tensor& argument = tensor_argument(call, "x");
   if (argument.dtype() != dtype || (dtype != DType::F32 && dtype != DType::BF16)) return std::nullopt;
-  const bool in_place = argument.is_contiguous() && held_by_call_alone(argument);
+  const bool in_place = argument.is_contiguous() && held_by_call_alone(call, "x");
   const Tensor x = argument.is_contiguous() ? argument : argument.contiguous();
   Tensor result = in_place ? argument : Tensor::empty(dtype, x.shape());
   const int64_t count = x.numel();

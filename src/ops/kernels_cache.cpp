@@ -50,9 +50,9 @@ std::vector<Write> last_write_wins(std::vector<Write> writes) {
 }
 
 // Cache [B, H, S, D] with each write's rows replaced: the cache itself,
-// updated, when this call holds it alone, else a copy.
-Tensor write_cache(const Tensor& cache, const Tensor& value_in, const std::vector<Write>& writes_in) {
-  Tensor result = held_by_call_alone(cache) && cache.is_contiguous() ? cache : cache.clone();
+// updated, when this call holds it alone (`held_alone`), else a copy.
+Tensor write_cache(const Tensor& cache, bool held_alone, const Tensor& value_in, const std::vector<Write>& writes_in) {
+  Tensor result = held_alone && cache.is_contiguous() ? cache : cache.clone();
   const std::vector<Write> writes = last_write_wins(writes_in);
   const Tensor value = value_in.contiguous();
   const int64_t H = cache.extent(1), S = cache.extent(2), D = cache.extent(3);
@@ -105,7 +105,8 @@ CacheShape cache_shape(const eval::NativeCall& call) { return {dim_generic(call,
 
 eval::Value written(const eval::NativeCall& call, const std::vector<Write>& writes) {
   return eval::Value::from_tensor(
-      write_cache(tensor_argument(call, "cache"), tensor_argument(call, "value"), writes));
+      write_cache(tensor_argument(call, "cache"), held_by_call_alone(call, "cache"), tensor_argument(call, "value"),
+                  writes));
 }
 
 std::optional<eval::Value> run_write_at(const eval::NativeCall& call) {

@@ -44,31 +44,39 @@ void RegistryOpTable::register_kernel(KernelRegistration registration) {
   list.push_back(std::make_unique<KernelRegistration>(std::move(registration)));
 }
 
-KernelChoice RegistryOpTable::find(std::string_view op, tensor::DType dtype, eval::NumericsPolicy policy) const {
-  if (policy == eval::NumericsPolicy::Exact) return {nullptr, "body: exact runs op bodies as written"};
+const KernelRegistration* RegistryOpTable::kernel(std::string_view op, tensor::DType dtype,
+                                                  eval::NumericsPolicy policy) const {
+  if (policy == eval::NumericsPolicy::Exact) return nullptr;
   const auto found = by_op_.find(op);
-  if (found == by_op_.end()) return {nullptr, "body: no native kernel for this op"};
-
+  if (found == by_op_.end()) return nullptr;
   // The most permissive registration the policy allows: under fast a
   // fast-only kernel wins over an equivalent one.
   const KernelRegistration* best = nullptr;
-  const KernelRegistration* too_loose = nullptr;
-  std::vector<std::string> dtypes;
   for (const auto& registration : found->second) {
-    const std::string name = dtype_text(registration->dtype);
-    if (std::find(dtypes.begin(), dtypes.end(), name) == dtypes.end()) dtypes.push_back(name);
-    if (registration->dtype != dtype) continue;
-    if (permissiveness(registration->policy) > permissiveness(policy)) {
-      too_loose = registration.get();
-      continue;
-    }
+    if (registration->dtype != dtype || permissiveness(registration->policy) > permissiveness(policy)) continue;
     if (best == nullptr || permissiveness(registration->policy) > permissiveness(best->policy)) {
       best = registration.get();
     }
   }
-  if (best != nullptr) {
+  return best;
+}
+
+KernelChoice RegistryOpTable::find(std::string_view op, tensor::DType dtype, eval::NumericsPolicy policy) const {
+  if (policy == eval::NumericsPolicy::Exact) return {nullptr, "body: exact runs op bodies as written"};
+  const auto found = by_op_.find(op);
+  if (found == by_op_.end()) return {nullptr, "body: no native kernel for this op"};
+  if (const KernelRegistration* best = kernel(op, dtype, policy)) {
     return {best, "native: " + dtype_text(dtype) + " kernel, valid under " +
                       eval::numerics_policy_name(best->policy) + " (" + best->summary + ")"};
+  }
+  // Why none: a kernel of this dtype valid only under a looser policy, or
+  // none of this dtype at all.
+  std::vector<std::string> dtypes;
+  const KernelRegistration* too_loose = nullptr;
+  for (const auto& registration : found->second) {
+    const std::string name = dtype_text(registration->dtype);
+    if (std::find(dtypes.begin(), dtypes.end(), name) == dtypes.end()) dtypes.push_back(name);
+    if (registration->dtype == dtype) too_loose = registration.get();
   }
   if (too_loose != nullptr) {
     return {nullptr, "body: the " + dtype_text(dtype) + " kernel is valid only under " +
@@ -170,13 +178,13 @@ std::optional<eval::Value> TableDispatcher::try_native(const eval::NativeCall& c
   if (call.policy == eval::NumericsPolicy::Exact) return std::nullopt;
   const std::optional<tensor::DType> dtype = call_dtype(call);
   if (!dtype) return std::nullopt;
-  const KernelChoice choice = table_->find(call.qualified_name, *dtype, call.policy);
-  if (choice.kernel == nullptr) return std::nullopt;
+  const KernelRegistration* kernel = table_->kernel(call.qualified_name, *dtype, call.policy);
+  if (kernel == nullptr) return std::nullopt;
   if (std::optional<std::vector<eval::Value>> arguments = with_stored_weight(call, *dtype)) {
     const eval::NativeCall stored{call.op, call.qualified_name, call.generics, *arguments, call.policy};
-    return choice.kernel->run(stored);
+    return kernel->run(stored);
   }
-  return choice.kernel->run(call);
+  return kernel->run(call);
 }
 
 std::shared_ptr<eval::OpDispatcher> make_cpu_dispatcher() { return std::make_shared<TableDispatcher>(cpu_op_table()); }

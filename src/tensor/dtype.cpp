@@ -32,8 +32,11 @@ std::string_view dtype_name(DType dtype) {
 }
 
 std::optional<DType> dtype_from_name(std::string_view name) {
+  // The first letter and the length settle all but a few names before any
+  // comparison of the rest (the interpreter looks names up on every call).
   for (DType dtype : kAllDTypes) {
-    if (dtype_name(dtype) == name) return dtype;
+    const std::string_view candidate = dtype_name(dtype);
+    if (candidate.size() == name.size() && candidate[0] == name[0] && candidate == name) return dtype;
   }
   return std::nullopt;
 }

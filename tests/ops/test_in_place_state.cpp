@@ -6,6 +6,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cmath>
+
 #include "eval/eval_test_util.hpp"
 #include "linnet/ops/op_table.hpp"
 
@@ -138,6 +140,42 @@ TEST_CASE("a cache still referenced elsewhere is copied, not written", "[in-plac
   run_entry(program, *block, "step", {v(ones), scalar_i32(4)});
   CHECK(held.tensor().at<double>({0, 0, 4, 0}) == 0.0);
   CHECK(block->find_state("cache")->at<double>({0, 0, 4, 0}) == 1.0);
+}
+
+// Values share their tensor when copied (`let kept = h`): an activation
+// given `h` may write into it only when no other value holds it.
+const char* kActivationSource = R"(
+module activated
+use std.nn.activations::{silu}
+
+pub fn replaced(x: Tensor[40; f32]) -> Tensor[40; f32] {
+    var h = x + 1.0
+    h = silu(h)
+    return h
+}
+
+pub fn kept(x: Tensor[40; f32]) -> Tensor[40; f32] {
+    var h = x + 1.0
+    let before = h
+    h = silu(h)
+    return before
+}
+)";
+
+TEST_CASE("an activation writes in place only into a value nothing else holds", "[in-place]") {
+  auto program = load_source(kActivationSource, native_options());
+  std::vector<float> ramp(40);
+  for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = 0.1f * static_cast<float>(i) - 2.0f;
+  EntryInputs inputs;
+  inputs.positional = {v(f32(ramp, {40}))};
+  const Value replaced = program->call_function("replaced", inputs);
+  const Value kept = program->call_function("kept", inputs);
+  for (int64_t i = 0; i < 40; ++i) {
+    const double shifted = static_cast<double>(ramp[static_cast<size_t>(i)]) + 1.0;
+    CHECK(kept.tensor().at<double>({i}) == Approx(shifted));
+    CHECK(replaced.tensor().at<double>({i}) == Approx(shifted / (1.0 + std::exp(-shifted))).epsilon(1e-5));
+  }
+  CHECK(program->stats().at("std.nn.activations::silu").native == 2);
 }
 
 TEST_CASE("a cache of 32768 positions takes memory only where it is written", "[in-place]") {

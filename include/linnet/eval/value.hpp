@@ -66,11 +66,13 @@ class Value {
   enum class Kind { Unit, Tensor, Int, Float, Tuple, Optional, Struct, Enum, Block, BlockArray, Shape, String };
 
   Value() = default;  // unit
-  // A copy holds a tensor of its own (a view of the same storage), so that
-  // the storage's reference count counts every value that reads it: an op
-  // may write in place only into storage no other value holds.
-  Value(const Value& other);
-  Value& operator=(const Value& other);
+  // A copy shares the tensor (one reference count more, no allocation: the
+  // interpreter copies a value on every name lookup). Whether an op may
+  // write into a tensor's storage is therefore asked of the value
+  // (holds_storage_alone), which counts both the values sharing the tensor
+  // and the other tensors viewing its storage.
+  Value(const Value& other) = default;
+  Value& operator=(const Value& other) = default;
   Value(Value&&) noexcept = default;
   Value& operator=(Value&&) noexcept = default;
   ~Value() = default;
@@ -105,6 +107,9 @@ class Value {
   // A typed scalar's dtype and element bits without making a tensor: true
   // for a scalar held inline or a rank-0 tensor.
   bool scalar_element(DType& dtype, uint64_t& bits) const;
+  // A tensor whose storage no other value or tensor holds, owned and
+  // writable: an op given this value may write into it and return it.
+  bool holds_storage_alone() const;
   // A tensor's dtype and rank, without making the tensor of an inline scalar.
   DType tensor_dtype() const;
   int tensor_rank() const;

@@ -30,6 +30,8 @@ class DeviceOpTable : public OpTable {
   // The device kernel when one is valid; else the host kernel, with a
   // reason that says its inputs are read on the host; else the body.
   KernelChoice find(std::string_view op, tensor::DType dtype, eval::NumericsPolicy policy) const override;
+  const KernelRegistration* kernel(std::string_view op, tensor::DType dtype,
+                                   eval::NumericsPolicy policy) const override;
   bool has_op(std::string_view op) const override;
   // The device's registrations, then the host's.
   std::vector<const KernelRegistration*> registrations() const override;

@@ -64,6 +64,12 @@ class OpTable {
   virtual std::string_view name() const = 0;
   // The kernel to run for `op` (qualified) with dtype `dtype` under `policy`.
   virtual KernelChoice find(std::string_view op, tensor::DType dtype, eval::NumericsPolicy policy) const = 0;
+  // find's kernel without its reason (the dispatchers ask on every call,
+  // and the reason's text is for `linnet explain`).
+  virtual const KernelRegistration* kernel(std::string_view op, tensor::DType dtype,
+                                           eval::NumericsPolicy policy) const {
+    return find(op, dtype, policy).kernel;
+  }
   // Whether any kernel is registered for `op`, whatever its dtype.
   virtual bool has_op(std::string_view op) const = 0;
   // Every registration, ordered by op, dtype and policy.
@@ -82,6 +88,8 @@ class RegistryOpTable : public OpTable {
 
   std::string_view name() const override { return name_; }
   KernelChoice find(std::string_view op, tensor::DType dtype, eval::NumericsPolicy policy) const override;
+  const KernelRegistration* kernel(std::string_view op, tensor::DType dtype,
+                                   eval::NumericsPolicy policy) const override;
   bool has_op(std::string_view op) const override;
   std::vector<const KernelRegistration*> registrations() const override;
 
