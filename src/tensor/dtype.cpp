@@ -32,11 +32,11 @@ std::string_view dtype_name(DType dtype) {
 }
 
 std::optional<DType> dtype_from_name(std::string_view name) {
-  // The first letter and the length settle all but a few names before any
-  // comparison of the rest (the interpreter looks names up on every call).
+  // Every dtype's name has 2-4 characters: the names the interpreter asks
+  // about most (a generic such as `T`, on every call) fail that at once.
+  if (name.size() < 2 || name.size() > 4) return std::nullopt;
   for (DType dtype : kAllDTypes) {
-    const std::string_view candidate = dtype_name(dtype);
-    if (candidate.size() == name.size() && candidate[0] == name[0] && candidate == name) return dtype;
+    if (dtype_name(dtype) == name) return dtype;
   }
   return std::nullopt;
 }

@@ -124,3 +124,14 @@ TEST_CASE("cast of a strided view reads the view's elements", "[cast]") {
   CHECK(cast(x.permute({1, 0}), DType::I32).to_vector<int32_t>() == std::vector<int32_t>{1, 4, 2, 5, 3, 6});
   CHECK(cast(x.slice(1, 0, 3, 2), DType::F64).to_vector<double>() == std::vector<double>{1, 3, 4, 6});
 }
+
+TEST_CASE("dtype names read back to their dtypes, and nothing else does", "[dtype]") {
+  for (DType dtype : linnet::tensor::kAllDTypes) {
+    const std::optional<DType> read = linnet::tensor::dtype_from_name(linnet::tensor::dtype_name(dtype));
+    REQUIRE(read.has_value());
+    CHECK(*read == dtype);
+  }
+  for (const char* other : {"", "T", "f", "f8", "f32x", "bool8", "F32", "float32", "i128"}) {
+    CHECK_FALSE(linnet::tensor::dtype_from_name(other).has_value());
+  }
+}
