@@ -20,6 +20,18 @@ TEST_CASE("owned storage is 64-byte aligned and zeroed on request", "[storage]")
     CHECK(reinterpret_cast<uintptr_t>(t.raw_data()) % Storage::kAlignment == 0);
     for (float v : t.to_vector<float>()) CHECK(v == 0.0f);
   }
+  // Below the huge-page threshold blocks come from malloc, aligned by hand
+  // (storage.cpp): odd byte counts, many alive at once, freed out of order.
+  std::vector<Tensor> alive;
+  for (int64_t count : {1, 2, 63, 64, 65, 1031, 1033, 4099, 65537, 1 << 20}) {
+    for (int copy = 0; copy < 3; ++copy) {
+      alive.push_back(Tensor::empty(DType::U8, {count}));
+      CHECK(reinterpret_cast<uintptr_t>(alive.back().raw_data()) % Storage::kAlignment == 0);
+      std::memset(alive.back().raw_mutable_data(), 0xA5, static_cast<size_t>(count));
+    }
+  }
+  for (size_t i = 0; i < alive.size(); i += 2) alive[i] = Tensor();
+  alive.clear();
   const Tensor empty = Tensor::empty(DType::BF16, {0, 4});
   CHECK(empty.numel() == 0);
   CHECK(empty.storage()->bytes() == 0);
