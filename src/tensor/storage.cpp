@@ -93,18 +93,17 @@ BlockCache& block_cache() {
 
 size_t alignment_for(size_t bytes) { return bytes >= kHugePageThreshold ? kHugePage : Storage::kAlignment; }
 
-// The size aligned_alloc is asked for: a multiple of the alignment, never 0.
+[[noreturn]] void out_of_memory(size_t bytes) {
+  throw TensorError(ErrorKind::ResourceLimit, "out of memory allocating " + std::to_string(bytes) + " bytes");
+}
+
+// A block's usable size: a multiple of the alignment, never 0 (what
+// aligned_alloc is asked for; malloc is asked for the alignment more).
 size_t rounded_size(size_t bytes) {
   const size_t alignment = alignment_for(bytes);
   size_t padded = 0;
-  if (__builtin_add_overflow(bytes, alignment - 1, &padded)) {
-    throw TensorError(ErrorKind::ResourceLimit, "out of memory allocating " + std::to_string(bytes) + " bytes");
-  }
+  if (__builtin_add_overflow(bytes, alignment - 1, &padded)) out_of_memory(bytes);
   return std::max(padded / alignment * alignment, alignment);
-}
-
-[[noreturn]] void out_of_memory(size_t bytes) {
-  throw TensorError(ErrorKind::ResourceLimit, "out of memory allocating " + std::to_string(bytes) + " bytes");
 }
 
 // Blocks below the huge-page threshold come from malloc with room to align
@@ -218,9 +217,7 @@ std::shared_ptr<Storage> Storage::allocate_zeroed(size_t bytes) {
   // not its full size, and nothing is written here. No huge-page hint, so a
   // write commits 4 KiB, not 2 MiB, per touched region.
   void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) {
-    throw TensorError(ErrorKind::ResourceLimit, "out of memory allocating " + std::to_string(bytes) + " bytes");
-  }
+  if (memory == MAP_FAILED) out_of_memory(bytes);
   std::shared_ptr<Storage> storage;
   try {
     storage.reset(new Storage(static_cast<std::byte*>(memory), bytes, true, nullptr));
