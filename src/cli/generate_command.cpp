@@ -49,6 +49,7 @@ struct GenerateCommandOptions {
   std::vector<std::string> weights;
   std::string numerics = "equivalent";
   bool cast_weights = false;
+  std::string load = "packed";
   std::string device = "cpu";
   std::string out;
   bool stats = false;
@@ -95,6 +96,7 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
   nest::SessionOptions load_options =
       session_options(options.card, options.binds, options.weights, options.numerics, context);
   load_options.cast_weights = options.cast_weights;
+  load_options.placement = load_placement(options.load);
   load_options.device = *device;
   load_options.max_loop_iterations = options.max_loop_iterations;
   load_options.strict = options.strict;
@@ -208,7 +210,8 @@ void add_generate_command(CLI::App& app, CommandContext& context) {
   command->add_option("--seed", options->seed, "the sampling seed (default 0)")->check(seed_value());
   command->add_option("--eos", options->eos, "stop after generating this token id")
       ->check(integer_from(0, std::numeric_limits<int32_t>::max()));
-  add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
+  add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights,
+                    options->load);
   add_device_option(*command, options->device);
   add_loop_limit_option(*command, options->max_loop_iterations);
   add_strict_option(*command, options->strict);

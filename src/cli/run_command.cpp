@@ -45,6 +45,7 @@ struct RunOptions {
   std::string out;
   std::string numerics = "equivalent";
   bool cast_weights = false;
+  std::string load = "packed";
   std::string device = "cpu";
   bool stats = false;
   std::optional<int64_t> max_loop_iterations;
@@ -166,6 +167,7 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   }
   load_options.seed = options.seed;
   load_options.cast_weights = options.cast_weights;
+  load_options.placement = load_placement(options.load);
   const std::optional<nest::Device> device = usable_device(options.device);
   if (!device) return 1;
   load_options.device = *device;
@@ -291,7 +293,8 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   command->add_option("--root", options->root,
                       "plain programs: the block whose entry runs (default: a module-level entry)")
       ->check(not_empty());
-  add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights);
+  add_model_options(*command, options->binds, options->weights, options->numerics, options->cast_weights,
+                    options->load);
   add_device_option(*command, options->device);
   add_loop_limit_option(*command, options->max_loop_iterations);
   add_strict_option(*command, options->strict);

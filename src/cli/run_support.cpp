@@ -44,7 +44,7 @@ void add_bind_option(CLI::App& command, std::vector<std::string>& binds) {
 }
 
 void add_model_options(CLI::App& command, std::vector<std::string>& binds, std::vector<std::string>& weights,
-                       std::string& numerics, bool& cast_weights) {
+                       std::string& numerics, bool& cast_weights, std::string& load) {
   add_bind_option(command, binds);
   command
       .add_option("--weights", weights,
@@ -53,6 +53,7 @@ void add_model_options(CLI::App& command, std::vector<std::string>& binds, std::
       ->allow_extra_args(false);
   add_numerics_option(command, numerics);
   add_cast_weights_option(command, cast_weights);
+  add_load_option(command, load);
 }
 
 void add_numerics_option(CLI::App& command, std::string& numerics) {
@@ -67,6 +68,20 @@ void add_cast_weights_option(CLI::App& command, bool& cast_weights) {
   command.add_flag("--cast-weights", cast_weights,
                    "round checkpoint floats stored wider than the declared dtype (f32 at T = bf16) to nearest even, "
                    "as transformers' from_pretrained(dtype=...) does; without it that is an error");
+}
+
+void add_load_option(CLI::App& command, std::string& load) {
+  command
+      .add_option("--load", load,
+                  "which checkpoint tensors are copied into memory at load: packed (default: the packed u8 tensors, "
+                  "MXFP4 experts, which a prompt reads whole; the rest is read in place from the file), map (none: "
+                  "the quickest start and the least memory) or copy (all: the steadiest products, the most memory)")
+      ->check(CLI::IsMember({"map", "packed", "copy"}));
+}
+
+nest::WeightPlacement load_placement(const std::string& load) {
+  // The option's check admits only the three names.
+  return nest::weight_placement_from_name(load).value_or(nest::WeightPlacement::Packed);
 }
 
 void add_bind_from_option(CLI::App& command, std::string& path) {

@@ -16,13 +16,17 @@
 
 namespace linnet::cli {
 
-// --bind (repeatable), --weights (repeatable), --numerics and --cast-weights.
+// --bind (repeatable), --weights (repeatable), --numerics, --cast-weights and --load.
 void add_model_options(CLI::App& command, std::vector<std::string>& binds, std::vector<std::string>& weights,
-                       std::string& numerics, bool& cast_weights);
+                       std::string& numerics, bool& cast_weights, std::string& load);
 // --numerics alone: exact, equivalent (the default of every command that runs a model) or fast.
 void add_numerics_option(CLI::App& command, std::string& numerics);
 // --cast-weights alone.
 void add_cast_weights_option(CLI::App& command, bool& cast_weights);
+// --load alone: map, packed (the default) or copy (nest::WeightPlacement);
+// `load_placement` reads the checked name.
+void add_load_option(CLI::App& command, std::string& load);
+nest::WeightPlacement load_placement(const std::string& load);
 // --bind alone (inspect --parameters reads no weights).
 void add_bind_option(CLI::App& command, std::vector<std::string>& binds);
 // --bind-from FILE (SessionOptions::bind_from), and its check (a file: else 2).

@@ -34,6 +34,7 @@ struct ValidateCommandOptions {
   std::optional<std::string> dtype;  // --dtype; f32 when neither it nor --bind T= is given
   std::string numerics = "equivalent";
   bool cast_weights = false;
+  std::string load = "packed";
   std::string device = "cpu";
   bool json = false;
   bool markdown = false;
@@ -134,6 +135,7 @@ int run_card(const ValidateCommandOptions& options, const CommandContext& contex
   // The same spelling-to-policy mapping `run` uses.
   validate_options.numerics = session_options("", {}, {}, options.numerics, context).numerics;
   validate_options.cast_weights = options.cast_weights;
+  validate_options.placement = load_placement(options.load);
   validate::Tolerances tolerances = validate::default_tolerances(validate_options.dtype);
   // A limit given on the command line replaces the one derived from the envelope.
   if (options.max_abs) {
@@ -201,6 +203,7 @@ void add_validate_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"f32", "bf16"}));
   add_numerics_option(*command, options->numerics);
   add_cast_weights_option(*command, options->cast_weights);
+  add_load_option(*command, options->load);
   command->add_option("--bind", options->binds,
                       "a generic's value over the case's own, NAME=VALUE (Shards=N under mpirun -np N); repeatable")
       ->allow_extra_args(false);

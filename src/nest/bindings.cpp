@@ -120,7 +120,57 @@ std::optional<tensor::Tensor> CheckpointParameterSource::fetch(const eval::Param
   return load(checkpoint_.get(name), request);  // get() marks it touched
 }
 
-tensor::Tensor CheckpointParameterSource::load(const TensorRecord& record, const eval::ParameterRequest& request) {
+std::optional<WeightPlacement> weight_placement_from_name(std::string_view name) {
+  if (name == "map") return WeightPlacement::Map;
+  if (name == "packed") return WeightPlacement::Packed;
+  if (name == "copy") return WeightPlacement::Copy;
+  return std::nullopt;
+}
+
+std::string_view weight_placement_name(WeightPlacement placement) {
+  switch (placement) {
+    case WeightPlacement::Map:
+      return "map";
+    case WeightPlacement::Packed:
+      return "packed";
+    case WeightPlacement::Copy:
+      return "copy";
+  }
+  return "packed";
+}
+
+namespace {
+
+// Whether `placement` copies a tensor stored as `stored` out of the mapping.
+bool placed_in_memory(WeightPlacement placement, tensor::DType stored) {
+  switch (placement) {
+    case WeightPlacement::Map:
+      return false;
+    case WeightPlacement::Packed:
+      return stored == tensor::DType::U8;
+    case WeightPlacement::Copy:
+      return true;
+  }
+  return false;
+}
+
+// A copy of `bytes` in the process's own memory (tensor storage: 2 MiB
+// pages for 4 MiB and more), after which the mapping's pages of it are
+// let go, so the resident size does not count the tensor twice. Served
+// read-only, as the mapping is: no kernel writes into a parameter.
+tensor::Tensor copied_out_of_mapping(tensor::DType dtype, const tensor::Shape& shape,
+                                     std::span<const std::byte> bytes) {
+  auto copy = std::make_shared<tensor::Tensor>(tensor::Tensor::empty(dtype, shape));
+  tensor::populate_mapped_pages(bytes.data(), bytes.size());
+  std::memcpy(copy->raw_mutable_data(), bytes.data(), bytes.size());
+  tensor::release_mapped_pages(bytes.data(), bytes.size());
+  return tensor::Tensor::borrow(dtype, shape, copy->raw_data(), copy);
+}
+
+}  // namespace
+
+tensor::Tensor CheckpointParameterSource::load(const TensorRecord& record, const eval::ParameterRequest& request,
+                                               bool in_mapping) {
   if (!record.dtype) {
     throw CheckpointError("tensor `" + record.name + "` in `" + record.file + "` is stored as " + record.format_dtype +
                           ", which Linnet has no dtype for");
@@ -129,6 +179,14 @@ tensor::Tensor CheckpointParameterSource::load(const TensorRecord& record, const
   const tensor::Shape shape(record.shape.begin(), record.shape.end());
   const bool widen =
       stored != request.dtype && loadable_as(stored, request.dtype, cast_weights_) && shape == request.shape;
+  // Matrices stay bf16 where they are: product and gather kernels read the
+  // stored bf16 directly (exact: every bf16 is an f32), and anything else
+  // that reads the tensor gets its f32 copy, made on first use.
+  const bool widen_on_access =
+      widen && stored == tensor::DType::BF16 && request.dtype == tensor::DType::F32 && shape.size() >= 2;
+  // Only bytes the run keeps as stored are worth placing: a tensor widened
+  // now is a new copy anyway.
+  const bool place = in_mapping && (!widen || widen_on_access) && placed_in_memory(placement_, stored);
 
   // safetensors places tensors wherever the header ends; kernels read
   // elements through typed pointers, so misaligned bytes are copied first.
@@ -138,14 +196,21 @@ tensor::Tensor CheckpointParameterSource::load(const TensorRecord& record, const
     std::memcpy(stored_tensor.raw_mutable_data(), record.bytes.data(), record.bytes.size());
     ++counts_.copied;
     counts_.copied_bytes += record.bytes.size();
+  } else if (place) {
+    stored_tensor = copied_out_of_mapping(stored, shape, record.bytes);
+    if (!widen) {
+      ++counts_.placed;
+      counts_.placed_bytes += record.bytes.size();
+    }
   } else {
     stored_tensor = tensor::Tensor::borrow(stored, shape, record.bytes.data(), record.keep_alive);
-    // The packed (u8) MXFP4 experts: a prompt reads every expert's weights
-    // whole, in rows whose parts are far apart, so a 4 KiB mapping costs a
-    // page-table walk every few rows (measured on a GPT-OSS prefill, the
-    // first part of each expert tile waited ~1,000+ cycles per row on its
-    // page, against ~130 in 2 MiB pages: docs/performance.md, "Where an
-    // item's decode waits: the expert weights' pages").
+    // The packed (u8) MXFP4 experts left in the mapping (--load map): a
+    // prompt reads every expert's weights whole, in rows whose parts are
+    // far apart, so a 4 KiB mapping costs a page-table walk every few rows
+    // (measured on a GPT-OSS prefill, the first part of each expert tile
+    // waited ~1,000+ cycles per row on its page, against ~130 in 2 MiB
+    // pages: docs/performance.md, "Where an item's decode waits: the expert
+    // weights' pages").
     if (stored == tensor::DType::U8) tensor::prefer_huge_pages(record.bytes.data(), record.bytes.size());
     if (!widen) {
       ++counts_.borrowed;
@@ -153,10 +218,7 @@ tensor::Tensor CheckpointParameterSource::load(const TensorRecord& record, const
     }
   }
   if (!widen) return stored_tensor;
-  if (stored == tensor::DType::BF16 && request.dtype == tensor::DType::F32 && shape.size() >= 2) {
-    // Matrices stay bf16 where they are: product and gather kernels read
-    // the stored bf16 directly (exact: every bf16 is an f32), and anything
-    // else that reads the tensor gets its f32 copy, made on first use.
+  if (widen_on_access) {
     ++counts_.widen_on_access;
     counts_.widen_on_access_bytes += record.bytes.size();
     return tensor::Tensor::widen_on_access(stored_tensor);

@@ -88,8 +88,10 @@ bool Session::load() {
 std::unique_ptr<CheckpointParameterSource> Session::make_source() const {
   const int64_t shards = bound_shards(bound_.model).value_or(1);
   if (shards > 1)
-    return std::make_unique<ShardedParameterSource>(*checkpoint_, bindings_, rank(), shards, options_.cast_weights);
-  return std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_, options_.cast_weights);
+    return std::make_unique<ShardedParameterSource>(*checkpoint_, bindings_, rank(), shards, options_.cast_weights,
+                                                    options_.placement);
+  return std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_, options_.cast_weights,
+                                                     options_.placement);
 }
 
 namespace {

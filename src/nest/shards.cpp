@@ -78,8 +78,8 @@ std::vector<syntax::Diagnostic> check_sharded_parameters(const std::vector<eval:
 }
 
 ShardedParameterSource::ShardedParameterSource(const Checkpoint& checkpoint, const Bindings& bindings, int64_t rank,
-                                               int64_t shards, bool cast_weights)
-    : CheckpointParameterSource(checkpoint, bindings, cast_weights), rank_(rank), shards_(shards) {}
+                                               int64_t shards, bool cast_weights, WeightPlacement placement)
+    : CheckpointParameterSource(checkpoint, bindings, cast_weights, placement), rank_(rank), shards_(shards) {}
 
 std::optional<tensor::Tensor> ShardedParameterSource::fetch(const eval::ParameterRequest& request) {
   const std::string& name = bindings_.tensor_for(request.path);
@@ -119,7 +119,7 @@ std::optional<tensor::Tensor> ShardedParameterSource::fetch(const eval::Paramete
   counts_.split_copied_bytes += copy->size();
   piece.bytes = std::span<const std::byte>(copy->data(), copy->size());
   piece.keep_alive = copy;
-  tensor::Tensor loaded = load(piece, request);
+  tensor::Tensor loaded = load(piece, request, /*in_mapping=*/false);
   // load() counted the copy as borrowed (it is a view of `copy`); it is not the mapping's.
   if (loaded.dtype() == *whole.dtype) {
     --counts_.borrowed;

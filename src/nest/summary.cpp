@@ -270,8 +270,13 @@ std::string describe_load(const Session& session) {
             format_bytes(static_cast<double>(counts.widened_bytes)) + ")";
   }
   if (counts.widen_on_access > 0) {
-    text += ", " + std::to_string(counts.widen_on_access) + " mapped as stored and read as f32 (" +
+    text += ", " + std::to_string(counts.widen_on_access) + " kept as stored and read as f32 (" +
             format_bytes(static_cast<double>(counts.widen_on_access_bytes)) + ")";
+  }
+  if (counts.placed > 0) {
+    text += ", " + std::to_string(counts.placed) + " copied into memory (--load " +
+            std::string(weight_placement_name(session.options().placement)) + ") (" +
+            format_bytes(static_cast<double>(counts.placed_bytes)) + ")";
   }
   if (counts.copied > 0) {
     text += ", " + std::to_string(counts.copied) + " copied for alignment (" +

@@ -65,6 +65,19 @@ void prefer_huge_pages(const void* data, size_t bytes) {
 #endif
 }
 
+void populate_mapped_pages(const void* data, size_t bytes) {
+#ifdef MADV_POPULATE_READ
+  // Outward to whole pages: the range's first and last pages are the
+  // mapping's too, and reading them is harmless.
+  const uintptr_t page = page_bytes();
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes + page - 1) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ);
+#else
+  (void)data, (void)bytes;
+#endif
+}
+
 void release_mapped_pages(const void* data, size_t bytes) {
   const auto [begin, end] = whole_units(data, bytes, page_bytes());
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);

@@ -339,6 +339,7 @@ Report validate_card(const ValidateOptions& options) {
   session_options.std_dir = options.std_dir;
   session_options.numerics = options.numerics;
   session_options.cast_weights = options.cast_weights;
+  session_options.placement = options.placement;
   session_options.device = options.device;
   session_options.progress = options.progress;
   session_options.strict = options.strict;

@@ -59,7 +59,7 @@ TEST_CASE("linnet run: forward on a golden checkpoint, written to .npz", "[cli][
   CHECK(contains(outcome.out, "bound 21 tensors (stored as 21 bf16); config dtype bfloat16, rope theta 1e+06"));
   // At T=f32 the norms' weights are widened copies; the matrices stay as stored.
   CHECK(contains(outcome.out, "5 widened to a copy"));
-  CHECK(contains(outcome.out, "16 mapped as stored and read as f32"));
+  CHECK(contains(outcome.out, "16 kept as stored and read as f32"));
   CHECK(contains(outcome.out, "forward: f32[1, 16, 512]"));
   CHECK(contains(outcome.out, "[0, 15] top-5:"));
   CHECK(contains(outcome.out, "peak resident memory"));
@@ -106,6 +106,32 @@ TEST_CASE("linnet run: literal inputs, another entry, a bf16 run", "[cli][run]")
   CHECK(contains(outcome.out, "21 mapped without a copy"));
   CHECK(contains(outcome.out, "prefill: bf16[1, 512]"));
   CHECK(contains(outcome.out, "[0] top-5:"));
+}
+
+TEST_CASE("linnet run --load: the same outputs mapped, with the packed tensors copied, or all copied",
+          "[cli][run]") {
+  ScratchDir scratch;
+  std::map<std::string, linnet::tensor::NpyArray> logits;
+  for (const std::string load : {"map", "packed", "copy"}) {
+    INFO("--load " << load);
+    const std::string out = scratch.file(load + ".npz");
+    const cli_test::Outcome outcome =
+        run_linnet({"run", "nest/gpt-oss-20b", "--weights", "golden/gptoss-a", "--bind-from",
+                    "golden/gptoss-a/meta.json", "--bind", "B=1", "--bind", "S=5", "--random-inputs", "--load", load,
+                    "--out", out, "--stats"});
+    INFO(outcome.err);
+    REQUIRE(outcome.status == 0);
+    // 33 bf16 tensors (17 widened now, 16 kept as stored) and 8 u8 ones.
+    if (load == "map") CHECK(contains(outcome.out, "8 mapped without a copy"));
+    if (load == "packed") CHECK(contains(outcome.out, "8 copied into memory (--load packed)"));
+    if (load == "copy") CHECK(contains(outcome.out, "0 mapped without a copy"));
+    if (load == "copy") CHECK(contains(outcome.out, "8 copied into memory (--load copy)"));
+    logits[load] = linnet::tensor::read_npz(out).at("forward");
+  }
+  REQUIRE(!logits.at("map").data.empty());
+  CHECK(logits.at("map").data == logits.at("packed").data);  // bit for bit
+  CHECK(logits.at("map").data == logits.at("copy").data);
+  CHECK(run_linnet({"run", kMistral, "--load", "mmap"}).status == 2);
 }
 
 TEST_CASE("linnet run --script: calls on one instance, outputs by position", "[cli][run]") {

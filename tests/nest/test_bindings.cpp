@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -224,6 +225,70 @@ TEST_CASE("the parameter source borrows the mapping and widens exactly", "[nest]
   CHECK_FALSE(checkpoint.was_touched("unused"));
 }
 
+TEST_CASE("--load copies the packed tensors, every tensor or none out of the mapping", "[nest][bindings]") {
+  const std::vector<float> matrix = {0.5f, -1.25f, 3.0f, 1e-3f, 7.0f, -0.1f};
+  const std::vector<uint8_t> blocks = {0x00, 0x17, 0xF1, 0x88, 0x7F, 0x3C};
+  const nest::Checkpoint checkpoint = checkpoint_of({
+      {"matrix", "BF16", {3, 2}, bf16_bytes(matrix)},
+      {"blocks", "U8", {2, 3}, bytes_of(blocks)},
+      {"bias", "BF16", {2}, bf16_bytes({1.5f, -2.0f})},
+  });
+  const nest::Bindings same_names;
+  const auto in_mapping = [&](const tensor::Tensor& tensor, const std::string& name) {
+    const std::span<const std::byte> bytes = checkpoint.find(name)->bytes;
+    const auto* data = static_cast<const std::byte*>(tensor.raw_data());
+    return data >= bytes.data() && data < bytes.data() + bytes.size();
+  };
+  const auto fetch = [](nest::CheckpointParameterSource& source, const std::string& name, DType dtype,
+                        tensor::Shape shape) {
+    return source.fetch({name, eval::ParameterKind::Param, dtype, std::move(shape), false}).value();
+  };
+  struct Expected {
+    nest::WeightPlacement placement;
+    bool matrix_copied, blocks_copied;
+  };
+  for (const Expected& expected : {Expected{nest::WeightPlacement::Map, false, false},
+                                   Expected{nest::WeightPlacement::Packed, false, true},
+                                   Expected{nest::WeightPlacement::Copy, true, true}}) {
+    INFO("--load " << nest::weight_placement_name(expected.placement));
+    nest::CheckpointParameterSource source(checkpoint, same_names, false, expected.placement);
+    const tensor::Tensor packed = fetch(source, "blocks", DType::U8, {2, 3});
+    const tensor::Tensor bf16 = fetch(source, "matrix", DType::BF16, {3, 2});
+    // A bf16 matrix declared f32 keeps its stored bytes (read as f32 on
+    // access), so it is placed like the bf16 one.
+    const tensor::Tensor widened_on_access = fetch(source, "matrix", DType::F32, {3, 2});
+    // A bf16 vector declared f32 is widened to a copy now: never placed.
+    const tensor::Tensor widened = fetch(source, "bias", DType::F32, {2});
+
+    CHECK(in_mapping(packed, "blocks") == !expected.blocks_copied);
+    CHECK(in_mapping(bf16, "matrix") == !expected.matrix_copied);
+    const std::optional<tensor::Tensor> stored = widened_on_access.stored_bf16();
+    REQUIRE(stored);
+    CHECK(in_mapping(*stored, "matrix") == !expected.matrix_copied);
+    // Copies are served read-only, as the mapping is.
+    for (const tensor::Tensor* tensor : {&packed, &bf16, &widened_on_access}) CHECK_FALSE(tensor->is_writable());
+    CHECK(packed.to_vector<uint8_t>() == blocks);
+    std::vector<float> rounded;
+    for (float value : matrix) rounded.push_back(tensor::round_to_bf16(value));
+    CHECK(bf16.to_vector<float>() == rounded);
+    CHECK(widened_on_access.to_vector<float>() == rounded);
+    CHECK(widened.to_vector<float>() == std::vector<float>{1.5f, -2.0f});
+
+    const nest::LoadCounts& counts = source.counts();
+    // Each fetch counted once: the f32 view of the matrix as read on
+    // access, whether its bytes were placed or not.
+    CHECK(counts.placed == (expected.blocks_copied ? 1u : 0u) + (expected.matrix_copied ? 1u : 0u));
+    CHECK(counts.placed_bytes == (expected.blocks_copied ? 6u : 0u) + (expected.matrix_copied ? 12u : 0u));
+    CHECK(counts.widen_on_access == 1);
+    CHECK(counts.widened == 1);
+    CHECK(counts.borrowed + counts.placed == 2);
+  }
+  CHECK(nest::weight_placement_from_name("packed") == nest::WeightPlacement::Packed);
+  CHECK(nest::weight_placement_from_name("map") == nest::WeightPlacement::Map);
+  CHECK(nest::weight_placement_from_name("copy") == nest::WeightPlacement::Copy);
+  CHECK_FALSE(nest::weight_placement_from_name("mmap"));
+}
+
 TEST_CASE("a truncated run binds only the layers it instantiates", "[nest][bindings][golden]") {
   // golden/mistral-trunc holds 4 layers; --bind Layers=2 runs the first two.
   auto session = nest_test::golden_session("mistral-7b-instruct-v0.3", "mistral-trunc");
@@ -288,7 +353,8 @@ bool has_flag(const std::string& flags, const std::string& flag) {
 
 }  // namespace
 
-TEST_CASE("packed u8 weights borrowed from a mapped file are hinted to 2 MiB pages", "[nest][bindings]") {
+TEST_CASE("packed u8 weights go to 2 MiB pages: copied (--load packed) or hinted in the mapping (--load map)",
+          "[nest][bindings]") {
   // Only where Linux reports mapping flags and has transparent huge pages.
   if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled") ||
       mapping_flags(reinterpret_cast<const void*>(&mapping_flags)).empty()) {
@@ -309,12 +375,25 @@ TEST_CASE("packed u8 weights borrowed from a mapped file are hinted to 2 MiB pag
       }));
   const nest::Checkpoint checkpoint = nest::Checkpoint::open(path);
   const nest::Bindings bindings(std::map<std::string, std::string>{{"experts.blocks", "blocks"}, {"lm.head", "head"}});
-  nest::CheckpointParameterSource source(checkpoint, bindings);
+  const eval::ParameterRequest blocks_request{
+      "experts.blocks", eval::ParameterKind::Param, DType::U8, {static_cast<int64_t>(u8_bytes)}, false};
+
+  SECTION("copied into the process's memory, marked for 2 MiB pages") {
+    nest::CheckpointParameterSource source(checkpoint, bindings);  // --load packed, the default
+    const auto blocks = source.fetch(blocks_request);
+    REQUIRE(blocks);
+    const auto* first = static_cast<const std::byte*>(blocks->raw_data());
+    const std::span<const std::byte> stored = checkpoint.find("blocks")->bytes;
+    CHECK((first < stored.data() || first >= stored.data() + stored.size()));
+    CHECK(has_flag(mapping_flags(first + u8_bytes / 2), "hg"));
+    CHECK(std::memcmp(first, stored.data(), u8_bytes) == 0);
+    CHECK(source.counts().placed == 1);
+  }
+  nest::CheckpointParameterSource source(checkpoint, bindings, false, nest::WeightPlacement::Map);
   const std::byte* head_end = checkpoint.find("head")->bytes.data() + bf16_bytes_count - 1;
   CHECK_FALSE(has_flag(mapping_flags(head_end), "hg"));
 
-  const auto blocks = source.fetch(
-      {"experts.blocks", eval::ParameterKind::Param, DType::U8, {static_cast<int64_t>(u8_bytes)}, false});
+  const auto blocks = source.fetch(blocks_request);
   const auto head = source.fetch(
       {"lm.head", eval::ParameterKind::Param, DType::BF16, {static_cast<int64_t>(bf16_bytes_count / 2)}, false});
   REQUIRE(blocks);

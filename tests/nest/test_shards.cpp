@@ -148,6 +148,39 @@ TEST_CASE("rank r binds part r: a view of the mapping along axis 0, a copy of th
   }
 }
 
+TEST_CASE("a split packed tensor is copied out of the mapping once, whichever way it splits", "[nest][shards]") {
+  std::vector<std::byte> packed(32);
+  for (size_t i = 0; i < packed.size(); ++i) packed[i] = static_cast<std::byte>(i * 7 + 1);
+  const nest::Checkpoint checkpoint = checkpoint_of({
+      {"rows", "U8", {8, 4}, packed},
+      {"columns", "U8", {4, 8}, packed},
+  });
+  const nest::Bindings same_names;
+  for (int64_t rank = 0; rank < 2; ++rank) {
+    INFO("rank " << rank);
+    nest::ShardedParameterSource source(checkpoint, same_names, rank, 2);  // --load packed, the default
+    const std::span<const std::byte> rows_stored = checkpoint.find("rows")->bytes;
+    const tensor::Tensor rows = source.fetch(request("rows", {4, 4}, DType::U8)).value();
+    const tensor::Tensor columns = source.fetch(request("columns", {4, 4}, DType::U8)).value();
+    // Rows: a view of the mapping, which the placement copies. Columns: the
+    // part already copied out piece by piece, left as it is.
+    const auto* rows_data = static_cast<const std::byte*>(rows.raw_data());
+    CHECK((rows_data < rows_stored.data() || rows_data >= rows_stored.data() + rows_stored.size()));
+    CHECK(std::memcmp(rows_data, rows_stored.data() + rank * 16, 16) == 0);
+    const std::vector<uint8_t> column_values = columns.to_vector<uint8_t>();
+    for (int row = 0; row < 4; ++row) {
+      for (int column = 0; column < 4; ++column) {
+        CHECK(column_values[row * 4 + column] == static_cast<uint8_t>(packed[row * 8 + rank * 4 + column]));
+      }
+    }
+    const nest::LoadCounts& counts = source.counts();
+    CHECK(counts.placed == 1);
+    CHECK(counts.placed_bytes == 16);
+    CHECK(counts.borrowed == 0);  // the columns are their own copy, not the mapping
+    CHECK(counts.split_copied_bytes == 16);
+  }
+}
+
 TEST_CASE("Shards must be bound to the number of processes, and the root must have one", "[nest][shards]") {
   syntax::ast::BlockItem block{syntax::Span{}};
   syntax::ast::GenericParam shards_generic;

@@ -6,7 +6,8 @@
 // truncated run does not instantiate are simply never asked for.
 //
 // A stored tensor loads as the declared dtype when it is that dtype (the
-// mapped bytes are borrowed: no copy) or a float that widens exactly to it
+// mapped bytes are borrowed, or copied as they are where WeightPlacement
+// says so) or a float that widens exactly to it
 // (bf16 or f16 to f32 or f64, f32 to f64: an owned copy). Integer, u8 and
 // bool tensors never change type, and nothing narrows.
 //
@@ -19,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "linnet/eval/parameters.hpp"
@@ -90,6 +92,25 @@ std::vector<syntax::Diagnostic> check_parameters(const std::vector<eval::Paramet
 std::vector<std::string> unbound_tensors(const std::vector<eval::ParameterInfo>& manifest,
                                          const Checkpoint& checkpoint, const Bindings& bindings);
 
+// Where the tensors a source serves as stored live (`--load`):
+//  - Map: read in place from the checkpoint file's mapping; nothing is
+//    copied, a run starts at once, and the pages are the page cache's,
+//    which the kernel may drop and read again;
+//  - Packed: the packed u8 tensors (MXFP4 experts' blocks and scales, which
+//    a prompt reads whole) are copied into the process's own memory at
+//    load, in 2 MiB pages where the kernel grants them; the rest is mapped.
+//    On a host that translates the file's 4 KiB pages slowly this is what
+//    the expert products wait on (docs/performance.md, "Packed weights in
+//    the process's memory");
+//  - Copy: every tensor copied: the steadiest products, and the most
+//    memory (a table read a row at a time, like an embedding, is copied
+//    whole).
+enum class WeightPlacement { Map, Packed, Copy };
+
+// "map", "packed" or "copy"; nothing for any other name.
+std::optional<WeightPlacement> weight_placement_from_name(std::string_view name);
+std::string_view weight_placement_name(WeightPlacement placement);
+
 // What a source did, for `--stats` and the tests.
 struct LoadCounts {
   size_t borrowed = 0;        // tensors served straight from the mapping
@@ -100,6 +121,8 @@ struct LoadCounts {
   size_t widen_on_access_bytes = 0;  // their stored bytes
   size_t copied = 0;          // tensors copied because their bytes were misaligned
   size_t copied_bytes = 0;
+  size_t placed = 0;          // tensors copied into the process's memory by WeightPlacement
+  size_t placed_bytes = 0;
   // Running across processes (shards.hpp): tensors of which this process
   // binds one part, and the bytes of the parts copied out of the mapping
   // (a part along a later axis is not contiguous there).
@@ -112,9 +135,11 @@ class CheckpointParameterSource : public eval::ParameterSource {
   // Both must outlive the source (the tensors it returns keep the mapping
   // alive on their own).
   // `cast_weights`: convert any stored float to the declared float
-  // (loadable_as), not only a narrower one to a wider.
-  CheckpointParameterSource(const Checkpoint& checkpoint, const Bindings& bindings, bool cast_weights = false)
-      : checkpoint_(checkpoint), bindings_(bindings), cast_weights_(cast_weights) {}
+  // (loadable_as), not only a narrower one to a wider. `placement`: which
+  // tensors kept as stored are copied out of the mapping.
+  CheckpointParameterSource(const Checkpoint& checkpoint, const Bindings& bindings, bool cast_weights = false,
+                            WeightPlacement placement = WeightPlacement::Packed)
+      : checkpoint_(checkpoint), bindings_(bindings), cast_weights_(cast_weights), placement_(placement) {}
 
   // The bound tensor (marked touched in the checkpoint), or nothing when the
   // checkpoint has none. A tensor whose shape or dtype does not fit is
@@ -126,13 +151,16 @@ class CheckpointParameterSource : public eval::ParameterSource {
 
  protected:
   // `record`'s tensor as `request` asks for it: borrowed from the mapping,
-  // copied when misaligned, widened where loadable_as allows. `record` may
-  // also describe a part of a stored tensor (shards.hpp).
-  tensor::Tensor load(const TensorRecord& record, const eval::ParameterRequest& request);
+  // copied when misaligned or when the placement says so, widened where
+  // loadable_as allows. `record` may also describe a part of a stored
+  // tensor (shards.hpp); `in_mapping` is false when its bytes are already a
+  // private copy, which the placement then leaves as it is.
+  tensor::Tensor load(const TensorRecord& record, const eval::ParameterRequest& request, bool in_mapping = true);
 
   const Checkpoint& checkpoint_;
   const Bindings& bindings_;
   bool cast_weights_ = false;
+  WeightPlacement placement_ = WeightPlacement::Packed;
   LoadCounts counts_;
 };
 

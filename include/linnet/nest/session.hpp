@@ -61,6 +61,9 @@ struct SessionOptions {
   // Round checkpoint floats to the declared dtype where they are stored
   // wider (an f32 checkpoint at T = bf16); without it that is an error.
   bool cast_weights = false;
+  // Which checkpoint tensors are copied into the process's memory at load
+  // (--load; bindings.hpp): by default the packed u8 ones.
+  WeightPlacement placement = WeightPlacement::Packed;
   // Where native ops run (device.hpp); loading fails with a diagnostic when
   // the device cannot be used here.
   Device device = Device::Cpu;

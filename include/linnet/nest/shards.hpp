@@ -45,7 +45,7 @@ std::vector<syntax::Diagnostic> check_sharded_parameters(const std::vector<eval:
 class ShardedParameterSource : public CheckpointParameterSource {
  public:
   ShardedParameterSource(const Checkpoint& checkpoint, const Bindings& bindings, int64_t rank, int64_t shards,
-                         bool cast_weights = false);
+                         bool cast_weights = false, WeightPlacement placement = WeightPlacement::Packed);
   std::optional<tensor::Tensor> fetch(const eval::ParameterRequest& request) override;
 
  private:

@@ -27,6 +27,12 @@ void read_ahead_in_background(const void* data, size_t bytes);
 // row would map its whole 2 MiB.
 void prefer_huge_pages(const void* data, size_t bytes);
 
+// Maps the pages of [data, data + bytes) in one call (MADV_POPULATE_READ,
+// reading from the file what is not cached) before a copy reads them all,
+// so the copy does not take a page fault every few pages. A hint: where
+// the kernel lacks it, the copy faults them in as it goes.
+void populate_mapped_pages(const void* data, size_t bytes);
+
 // Tells the kernel that the whole pages inside [data, data + bytes) will
 // not be read again (a tensor copied or widened out of the mapping), so
 // that the stored form does not also stay resident. The mapping is private
