@@ -49,7 +49,7 @@ struct GenerateCommandOptions {
   std::vector<std::string> weights;
   std::string numerics = "equivalent";
   bool cast_weights = false;
-  std::string load = "packed";
+  std::string load;  // --load; empty: the device's default
   std::string device = "cpu";
   std::string out;
   bool stats = false;

@@ -45,7 +45,7 @@ struct RunOptions {
   std::string out;
   std::string numerics = "equivalent";
   bool cast_weights = false;
-  std::string load = "packed";
+  std::string load;  // --load; empty: the device's default
   std::string device = "cpu";
   bool stats = false;
   std::optional<int64_t> max_loop_iterations;

@@ -73,15 +73,16 @@ void add_cast_weights_option(CLI::App& command, bool& cast_weights) {
 void add_load_option(CLI::App& command, std::string& load) {
   command
       .add_option("--load", load,
-                  "which checkpoint tensors are copied into memory at load: packed (default: the packed u8 tensors, "
-                  "MXFP4 experts, which a prompt reads whole; the rest is read in place from the file), map (none: "
-                  "the quickest start and the least memory) or copy (all: the steadiest products, the most memory)")
+                  "which checkpoint tensors are copied into memory at load: packed (the default on the CPU: the "
+                  "packed u8 tensors, MXFP4 experts, which a prompt reads whole; the rest is read in place from the "
+                  "file), map (none, the default with --device cuda: the quickest start and the least memory) or "
+                  "copy (all: the steadiest products, the most memory)")
       ->check(CLI::IsMember({"map", "packed", "copy"}));
 }
 
-nest::WeightPlacement load_placement(const std::string& load) {
-  // The option's check admits only the three names.
-  return nest::weight_placement_from_name(load).value_or(nest::WeightPlacement::Packed);
+std::optional<nest::WeightPlacement> load_placement(const std::string& load) {
+  // The option's check admits only the three names; empty: not given.
+  return nest::weight_placement_from_name(load);
 }
 
 void add_bind_from_option(CLI::App& command, std::string& path) {

@@ -23,10 +23,11 @@ void add_model_options(CLI::App& command, std::vector<std::string>& binds, std::
 void add_numerics_option(CLI::App& command, std::string& numerics);
 // --cast-weights alone.
 void add_cast_weights_option(CLI::App& command, bool& cast_weights);
-// --load alone: map, packed (the default) or copy (nest::WeightPlacement);
-// `load_placement` reads the checked name.
+// --load alone: map, packed or copy (nest::WeightPlacement); not given,
+// the device's default (nest::SessionOptions::placement). `load_placement`
+// reads the checked name, nothing for an option not given.
 void add_load_option(CLI::App& command, std::string& load);
-nest::WeightPlacement load_placement(const std::string& load);
+std::optional<nest::WeightPlacement> load_placement(const std::string& load);
 // --bind alone (inspect --parameters reads no weights).
 void add_bind_option(CLI::App& command, std::vector<std::string>& binds);
 // --bind-from FILE (SessionOptions::bind_from), and its check (a file: else 2).

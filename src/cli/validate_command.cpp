@@ -34,7 +34,7 @@ struct ValidateCommandOptions {
   std::optional<std::string> dtype;  // --dtype; f32 when neither it nor --bind T= is given
   std::string numerics = "equivalent";
   bool cast_weights = false;
-  std::string load = "packed";
+  std::string load;  // --load; empty: the device's default
   std::string device = "cpu";
   bool json = false;
   bool markdown = false;

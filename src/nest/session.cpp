@@ -89,9 +89,14 @@ std::unique_ptr<CheckpointParameterSource> Session::make_source() const {
   const int64_t shards = bound_shards(bound_.model).value_or(1);
   if (shards > 1)
     return std::make_unique<ShardedParameterSource>(*checkpoint_, bindings_, rank(), shards, options_.cast_weights,
-                                                    options_.placement);
+                                                    weight_placement());
   return std::make_unique<CheckpointParameterSource>(*checkpoint_, bindings_, options_.cast_weights,
-                                                     options_.placement);
+                                                     weight_placement());
+}
+
+WeightPlacement Session::weight_placement() const {
+  if (options_.placement) return *options_.placement;
+  return options_.device == Device::Cuda ? WeightPlacement::Map : WeightPlacement::Packed;
 }
 
 namespace {

@@ -275,7 +275,7 @@ std::string describe_load(const Session& session) {
   }
   if (counts.placed > 0) {
     text += ", " + std::to_string(counts.placed) + " copied into memory (--load " +
-            std::string(weight_placement_name(session.options().placement)) + ") (" +
+            std::string(weight_placement_name(session.weight_placement())) + ") (" +
             format_bytes(static_cast<double>(counts.placed_bytes)) + ")";
   }
   if (counts.copied > 0) {

@@ -289,6 +289,15 @@ TEST_CASE("--load copies the packed tensors, every tensor or none out of the map
   CHECK_FALSE(nest::weight_placement_from_name("mmap"));
 }
 
+TEST_CASE("--load defaults to packed on the CPU and to map with --device cuda", "[nest][bindings]") {
+  nest::SessionOptions options;
+  CHECK(nest::Session(options).weight_placement() == nest::WeightPlacement::Packed);
+  options.device = nest::Device::Cuda;  // only read here: nothing is loaded
+  CHECK(nest::Session(options).weight_placement() == nest::WeightPlacement::Map);
+  options.placement = nest::WeightPlacement::Copy;
+  CHECK(nest::Session(options).weight_placement() == nest::WeightPlacement::Copy);
+}
+
 TEST_CASE("a truncated run binds only the layers it instantiates", "[nest][bindings][golden]") {
   // golden/mistral-trunc holds 4 layers; --bind Layers=2 runs the first two.
   auto session = nest_test::golden_session("mistral-7b-instruct-v0.3", "mistral-trunc");

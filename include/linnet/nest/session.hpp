@@ -62,8 +62,10 @@ struct SessionOptions {
   // wider (an f32 checkpoint at T = bf16); without it that is an error.
   bool cast_weights = false;
   // Which checkpoint tensors are copied into the process's memory at load
-  // (--load; bindings.hpp): by default the packed u8 ones.
-  WeightPlacement placement = WeightPlacement::Packed;
+  // (--load; bindings.hpp). Nothing: the packed u8 ones on the CPU, none
+  // with Device::Cuda, whose kernels read each weight from the copy
+  // uploaded once to the device (a host copy would only hold memory).
+  std::optional<WeightPlacement> placement;
   // Where native ops run (device.hpp); loading fails with a diagnostic when
   // the device cannot be used here.
   Device device = Device::Cpu;
@@ -153,6 +155,8 @@ class Session {
   const WeightsLocation& weights_location() const { return weights_location_; }
   const std::optional<ModelConfig>& config() const { return config_; }
   const LoadCounts& load_counts() const { return source_->counts(); }
+  // SessionOptions::placement, or the device's default.
+  WeightPlacement weight_placement() const;
   // Checkpoint tensors no parameter binds (layers past a truncation, ...).
   const std::vector<std::string>& unbound_tensors() const { return unbound_; }
   const LoadTimes& load_times() const { return times_; }

@@ -137,7 +137,7 @@ struct ValidateOptions {
   // with f32 sums, rounding where the op bodies round.
   eval::NumericsPolicy numerics = eval::NumericsPolicy::Equivalent;
   bool cast_weights = false;  // round stored floats to T where they are wider (nest::SessionOptions)
-  nest::WeightPlacement placement = nest::WeightPlacement::Packed;  // --load (nest::SessionOptions)
+  std::optional<nest::WeightPlacement> placement;  // --load (nest::SessionOptions)
   nest::Device device = nest::Device::Cpu;  // where native ops run
   std::optional<Tolerances> tolerances;  // default_tolerances(dtype) when empty
   // --bind values after the case's own generics (`Shards=2`); T is still `dtype`.
