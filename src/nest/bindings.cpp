@@ -139,6 +139,17 @@ std::string_view weight_placement_name(WeightPlacement placement) {
   return "packed";
 }
 
+std::optional<size_t> CheckpointParameterSource::available_memory() const {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  size_t kilobytes = 0;
+  std::string unit;
+  while (meminfo >> key >> kilobytes >> unit) {
+    if (key == "MemAvailable:") return kilobytes * 1024;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // Whether `placement` copies a tensor stored as `stored` out of the mapping.
@@ -186,7 +197,15 @@ tensor::Tensor CheckpointParameterSource::load(const TensorRecord& record, const
       widen && stored == tensor::DType::BF16 && request.dtype == tensor::DType::F32 && shape.size() >= 2;
   // Only bytes the run keeps as stored are worth placing: a tensor widened
   // now is a new copy anyway.
-  const bool place = in_mapping && (!widen || widen_on_access) && placed_in_memory(placement_, stored);
+  bool place = in_mapping && (!widen || widen_on_access) && placed_in_memory(placement_, stored);
+  if (place) {
+    const std::optional<size_t> available = available_memory();
+    if (available && *available < record.bytes.size() + kPlacementReserve) {
+      place = false;
+      ++counts_.left_mapped;
+      counts_.left_mapped_bytes += record.bytes.size();
+    }
+  }
 
   // safetensors places tensors wherever the header ends; kernels read
   // elements through typed pointers, so misaligned bytes are copied first.

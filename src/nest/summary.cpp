@@ -263,7 +263,14 @@ std::string describe_load(const Session& session) {
   text += "\n";
   const LoadCounts& counts = session.load_counts();
   text += "  " + std::to_string(counts.borrowed) + " mapped without a copy (" +
-          format_bytes(static_cast<double>(counts.borrowed_bytes)) + ")";
+          format_bytes(static_cast<double>(counts.borrowed_bytes));
+  if (counts.left_mapped > 0) {
+    text += "; " + std::to_string(counts.left_mapped) + " of them " +
+            format_bytes(static_cast<double>(counts.left_mapped_bytes)) + " that --load " +
+            std::string(weight_placement_name(session.weight_placement())) +
+            " would copy, for want of free memory";
+  }
+  text += ")";
   if (counts.widened > 0) {
     text += ", " + std::to_string(counts.widened) +
             (session.options().cast_weights ? " cast to a copy (--cast-weights) (" : " widened to a copy (") +

@@ -289,6 +289,47 @@ TEST_CASE("--load copies the packed tensors, every tensor or none out of the map
   CHECK_FALSE(nest::weight_placement_from_name("mmap"));
 }
 
+namespace {
+
+// A source on a machine with `available` bytes of free memory.
+class SourceWithMemory : public nest::CheckpointParameterSource {
+ public:
+  SourceWithMemory(const nest::Checkpoint& checkpoint, const nest::Bindings& bindings, size_t available)
+      : CheckpointParameterSource(checkpoint, bindings, false, nest::WeightPlacement::Copy), available_(available) {}
+  std::optional<size_t> available_memory() const override { return available_; }
+
+ private:
+  size_t available_;
+};
+
+}  // namespace
+
+TEST_CASE("--load leaves a tensor mapped when its copy would leave too little free memory", "[nest][bindings]") {
+  const nest::Checkpoint checkpoint = checkpoint_of({
+      {"small", "U8", {64}, counting_bytes(64)},
+      {"large", "U8", {4096}, counting_bytes(4096)},
+  });
+  const nest::Bindings same_names;
+  // Room for the small copy and the reserve, not for the large one.
+  SourceWithMemory source(checkpoint, same_names, nest::CheckpointParameterSource::kPlacementReserve + 1000);
+  const tensor::Tensor small = source.fetch({"small", eval::ParameterKind::Param, DType::U8, {64}, false}).value();
+  const tensor::Tensor large = source.fetch({"large", eval::ParameterKind::Param, DType::U8, {4096}, false}).value();
+  CHECK(small.raw_data() != static_cast<const void*>(checkpoint.find("small")->bytes.data()));
+  CHECK(large.raw_data() == static_cast<const void*>(checkpoint.find("large")->bytes.data()));
+  CHECK(std::memcmp(small.raw_data(), checkpoint.find("small")->bytes.data(), 64) == 0);
+  const nest::LoadCounts& counts = source.counts();
+  CHECK(counts.placed == 1);
+  CHECK(counts.borrowed == 1);
+  CHECK(counts.left_mapped == 1);
+  CHECK(counts.left_mapped_bytes == 4096);
+  // The machine's own figure, where Linux gives one.
+  if (std::filesystem::exists("/proc/meminfo")) {
+    const std::optional<size_t> available = nest::CheckpointParameterSource(checkpoint, same_names).available_memory();
+    REQUIRE(available);
+    CHECK(*available > 0);
+  }
+}
+
 TEST_CASE("--load defaults to packed on the CPU and to map with --device cuda", "[nest][bindings]") {
   nest::SessionOptions options;
   CHECK(nest::Session(options).weight_placement() == nest::WeightPlacement::Packed);

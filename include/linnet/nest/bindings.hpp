@@ -123,6 +123,8 @@ struct LoadCounts {
   size_t copied_bytes = 0;
   size_t placed = 0;          // tensors copied into the process's memory by WeightPlacement
   size_t placed_bytes = 0;
+  size_t left_mapped = 0;     // tensors the placement would copy, left mapped for want of free memory
+  size_t left_mapped_bytes = 0;
   // Running across processes (shards.hpp): tensors of which this process
   // binds one part, and the bytes of the parts copied out of the mapping
   // (a part along a later axis is not contiguous there).
@@ -148,6 +150,15 @@ class CheckpointParameterSource : public eval::ParameterSource {
   std::optional<tensor::Tensor> fetch(const eval::ParameterRequest& request) override;
 
   const LoadCounts& counts() const { return counts_; }
+
+  // The memory the system can still give (Linux's MemAvailable: free
+  // memory and the page cache it may drop), or nothing where unknown. A
+  // tensor the placement would copy stays mapped when its copy would leave
+  // less than kPlacementReserve of it: a copy larger than the machine's
+  // memory would end the process in the kernel's out-of-memory kill, where
+  // the mapping lets the kernel read pages again as they are needed.
+  virtual std::optional<size_t> available_memory() const;
+  static constexpr size_t kPlacementReserve = size_t{1} << 30;
 
  protected:
   // `record`'s tensor as `request` asks for it: borrowed from the mapping,
