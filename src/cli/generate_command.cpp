@@ -96,7 +96,7 @@ int run_generate(const GenerateCommandOptions& options, const CommandContext& co
   nest::SessionOptions load_options =
       session_options(options.card, options.binds, options.weights, options.numerics, context);
   load_options.cast_weights = options.cast_weights;
-  load_options.placement = load_placement(options.load);
+  load_options.placement = nest::weight_placement_from_name(options.load);  // empty: the device's default
   load_options.device = *device;
   load_options.max_loop_iterations = options.max_loop_iterations;
   load_options.strict = options.strict;

@@ -167,7 +167,7 @@ int run_run(const RunOptions& options, const CommandContext& context) {
   }
   load_options.seed = options.seed;
   load_options.cast_weights = options.cast_weights;
-  load_options.placement = load_placement(options.load);
+  load_options.placement = nest::weight_placement_from_name(options.load);  // empty: the device's default
   const std::optional<nest::Device> device = usable_device(options.device);
   if (!device) return 1;
   load_options.device = *device;

@@ -80,11 +80,6 @@ void add_load_option(CLI::App& command, std::string& load) {
       ->check(CLI::IsMember({"map", "packed", "copy"}));
 }
 
-std::optional<nest::WeightPlacement> load_placement(const std::string& load) {
-  // The option's check admits only the three names; empty: not given.
-  return nest::weight_placement_from_name(load);
-}
-
 void add_bind_from_option(CLI::App& command, std::string& path) {
   command.add_option("--bind-from", path,
                      "take generics from a golden case's meta.json (linnet_generics) or a checkpoint's config.json; "

@@ -23,11 +23,9 @@ void add_model_options(CLI::App& command, std::vector<std::string>& binds, std::
 void add_numerics_option(CLI::App& command, std::string& numerics);
 // --cast-weights alone.
 void add_cast_weights_option(CLI::App& command, bool& cast_weights);
-// --load alone: map, packed or copy (nest::WeightPlacement); not given,
-// the device's default (nest::SessionOptions::placement). `load_placement`
-// reads the checked name, nothing for an option not given.
+// --load alone: map, packed or copy (nest::weight_placement_from_name);
+// not given (empty), the device's default (nest::SessionOptions::placement).
 void add_load_option(CLI::App& command, std::string& load);
-std::optional<nest::WeightPlacement> load_placement(const std::string& load);
 // --bind alone (inspect --parameters reads no weights).
 void add_bind_option(CLI::App& command, std::vector<std::string>& binds);
 // --bind-from FILE (SessionOptions::bind_from), and its check (a file: else 2).

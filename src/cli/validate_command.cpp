@@ -135,7 +135,7 @@ int run_card(const ValidateCommandOptions& options, const CommandContext& contex
   // The same spelling-to-policy mapping `run` uses.
   validate_options.numerics = session_options("", {}, {}, options.numerics, context).numerics;
   validate_options.cast_weights = options.cast_weights;
-  validate_options.placement = load_placement(options.load);
+  validate_options.placement = nest::weight_placement_from_name(options.load);  // empty: the device's default
   validate::Tolerances tolerances = validate::default_tolerances(validate_options.dtype);
   // A limit given on the command line replaces the one derived from the envelope.
   if (options.max_abs) {
