@@ -13,6 +13,7 @@
 #include "linnet/nest/summary.hpp"
 #include "linnet/tensor/allocator.hpp"
 #include "linnet/tensor/npz.hpp"
+#include "linnet/tensor/threading.hpp"
 #include "option_checks.hpp"
 #include "processes.hpp"
 
@@ -242,6 +243,9 @@ std::string describe_stats(const nest::Session& session, const std::vector<std::
   }
   text += "  op calls " + std::to_string(native_calls + body_calls) + " (" + std::to_string(native_calls) +
           " native, " + std::to_string(body_calls) + " bodies)\n";
+  const int cpus = tensor::cpus_in_reach();
+  text += "  threads " + std::to_string(tensor::num_threads()) + " on " + std::to_string(cpus) +
+          (cpus == 1 ? " CPU\n" : " CPUs\n");
   text += describe_kernel_time(session.interpreter().stats());
   const size_t resident = nest::peak_resident_bytes();
   const size_t tensors = tensor::peak_bytes();

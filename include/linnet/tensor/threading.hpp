@@ -26,8 +26,17 @@ bool worth_threads(int64_t work);
 // runnable threads than cores a spinning worker takes the time slices the
 // main thread needs for the serial work between regions (a tiny model's
 // forward pass ran 2x slower with 2 threads than with 1). libgomp reads the
-// setting once, when it loads, hence the second start. Returns if execv fails.
+// setting once, when it loads, hence the second start. When libgomp binds
+// threads to places (OMP_PROC_BIND, OMP_PLACES), the calling thread is
+// first given every place's CPUs back, which the second start would
+// otherwise not see (threading.cpp). Returns if execv fails.
 void bound_idle_spinning(char** argv);
+
+// The CPUs the OpenMP threads may run on: with binding, those of all of
+// libgomp's places; otherwise the calling thread's affinity mask (0 if it
+// cannot be read). For --stats: fewer than the machine's cores says the
+// threads were confined.
+int cpus_in_reach();
 
 int num_threads();
 // Sets the OpenMP thread count and Eigen's to `threads` (at least 1).
