@@ -3,6 +3,8 @@
 // OMP_PROC_BIND set libgomp has tied the first start's thread to one place
 // by then. These runs hold that binding does not confine the threads to
 // that place's CPUs (`--stats` reports the CPUs the threads may use).
+#include <sched.h>
+
 #include <regex>
 
 #include "cli_test_util.hpp"
@@ -26,6 +28,17 @@ int cpus_reported(const std::string& out) {
   return std::stoi(match[2].str());
 }
 
+// The first CPU this process may run on (linnet, started from here, may too).
+int first_allowed_cpu() {
+  cpu_set_t cpus;
+  REQUIRE(sched_getaffinity(0, sizeof cpus, &cpus) == 0);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &cpus)) return cpu;
+  }
+  FAIL("no CPU in this process's affinity mask");
+  return -1;
+}
+
 }  // namespace
 
 TEST_CASE("linnet run --stats: OpenMP binding keeps every CPU across the restart", "[cli][threads]") {
@@ -47,7 +60,8 @@ TEST_CASE("linnet run --stats: OpenMP binding keeps every CPU across the restart
     CHECK(cpus_reported(bound.out) == cpus);
   }
   // A place list the user narrows stays narrowed.
-  const cli_test::Outcome one_place = run_linnet(command, {"OMP_NUM_THREADS=2", "OMP_PROC_BIND=true", "OMP_PLACES={0}"});
+  const std::string place = "OMP_PLACES={" + std::to_string(first_allowed_cpu()) + "}";
+  const cli_test::Outcome one_place = run_linnet(command, {"OMP_NUM_THREADS=2", "OMP_PROC_BIND=true", place});
   INFO(one_place.out << one_place.err);
   REQUIRE(one_place.status == 0);
   CHECK(cpus_reported(one_place.out) == 1);
